@@ -1,0 +1,3 @@
+from vqakit.cli import main
+
+main()

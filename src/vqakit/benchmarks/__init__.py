@@ -1,0 +1,27 @@
+"""Benchmarks: the shipped ones by name, any folder by path, loading and checking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vqakit.benchmarks._registry import BUILT_IN_NAMES, resolve_benchmark, resolve_media
+from vqakit.schema import Benchmark, Problem, check_folder, load_folder
+
+
+def check_benchmark(
+    name_or_path: str | Path, *, media: bool = True
+) -> tuple[Benchmark | None, list[Problem]]:
+    """All problems of a benchmark; `media=True` also opens every referenced file."""
+    from vqakit.benchmarks._media import VideoMediaChecker
+
+    return check_folder(resolve_benchmark(name_or_path), VideoMediaChecker() if media else None)
+
+
+def load_benchmark(name_or_path: str | Path, *, media: bool = False) -> Benchmark:
+    """Load a benchmark by name or folder; raises `BenchmarkError` listing its problems."""
+    from vqakit.benchmarks._media import VideoMediaChecker
+
+    return load_folder(resolve_benchmark(name_or_path), VideoMediaChecker() if media else None)
+
+
+__all__ = ["BUILT_IN_NAMES", "check_benchmark", "load_benchmark", "resolve_benchmark", "resolve_media"]

@@ -1,0 +1,184 @@
+"""The `vqakit` command line: parses arguments, calls library functions, prints for people.
+
+Library modules are imported inside each command so that `vqakit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from vqakit import __version__
+
+
+class _Group(click.Group):
+    """Turns any unexpected exception into one readable line instead of a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as error:
+            if os.environ.get("VQAKIT_DEBUG"):
+                raise
+            from vqakit.schema import BenchmarkError
+            from vqakit.video import VideoError
+
+            if isinstance(error, VideoError | BenchmarkError):
+                raise click.ClickException(str(error)) from None
+            raise click.ClickException(
+                f"{type(error).__name__}: {error} (set VQAKIT_DEBUG=1 for the traceback)"
+            ) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="vqakit")
+def main() -> None:
+    """Build, run and score video question-answering benchmarks.
+
+    BENCH arguments take a folder or the name of a shipped benchmark (`sample`).
+    """
+
+
+@main.command()
+@click.argument("bench")
+@click.option("--no-media", is_flag=True, help="Only check that media files exist; do not open them.")
+def validate(bench: str, no_media: bool) -> None:
+    """Check a benchmark folder; print one FILE:LINE: field: problem line per problem.
+
+    Exits 0 when the benchmark is valid, 1 otherwise.
+    """
+    from vqakit.benchmarks import check_benchmark, resolve_benchmark
+
+    benchmark, problems = check_benchmark(bench, media=not no_media)
+    for problem in problems:
+        click.echo(str(problem))
+    if problems or benchmark is None:
+        click.echo(f"{resolve_benchmark(bench)}: {len(problems)} problem(s)", err=True)
+        sys.exit(1)
+    clips, passages = len(benchmark.clips), len(benchmark.passages)
+    click.echo(
+        f"{benchmark.card.name} {benchmark.card.version}: valid "
+        f"({len(benchmark.samples)} samples, {clips} clips, {passages} passages)"
+    )
+
+
+def _frame_spec(
+    uniform: int | None,
+    fps: float | None,
+    max_frames: int | None,
+    at: str | None,
+    start: float | None,
+    end: float | None,
+):
+    from vqakit.schema import Fps, Timestamps, Uniform
+
+    chosen = [
+        name for name, value in (("--uniform", uniform), ("--fps", fps), ("--at", at)) if value is not None
+    ]
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of --uniform N, --fps F or --at T1,T2,...")
+    if max_frames is not None and fps is None:
+        raise click.UsageError("--max only goes with --fps")
+    if at is not None:
+        if start is not None or end is not None:
+            raise click.UsageError("--start/--end do not apply to --at")
+        try:
+            return Timestamps(tuple(float(part) for part in at.split(",") if part.strip()))
+        except ValueError:
+            raise click.UsageError(f"--at takes seconds separated by commas, got {at!r}") from None
+    try:
+        if uniform is not None:
+            return Uniform(uniform, start, end)
+        return Fps(fps, max_frames, start, end)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+
+
+@main.command()
+@click.argument("video")
+@click.option("--uniform", type=int, help="N frames at the centres of N equal slices.")
+@click.option("--fps", type=float, help="F frames per second.")
+@click.option("--max", "max_frames", type=int, help="With --fps: at most N frames (uniform if more).")
+@click.option("--at", help="Explicit times in seconds: 1.5,3,12.25")
+@click.option("--start", type=float, help="Window start (seconds).")
+@click.option("--end", type=float, help="Window end (seconds).")
+@click.option("--short-side", type=int, help="Resize so the short side has PX pixels.")
+@click.option("--max-pixels", type=int, help="Shrink so width x height is at most this.")
+@click.option("--keyframes", is_flag=True, help="Fast inexact mode: the keyframe at or before each time.")
+@click.option("--format", "image_format", type=click.Choice(["jpg", "png"]), default="jpg", show_default=True)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+def frames(
+    video: str,
+    uniform: int | None,
+    fps: float | None,
+    max_frames: int | None,
+    at: str | None,
+    start: float | None,
+    end: float | None,
+    short_side: int | None,
+    max_pixels: int | None,
+    keyframes: bool,
+    image_format: str,
+    out: Path,
+) -> None:
+    """Write sampled frames of VIDEO as images plus frames.json.
+
+    VIDEO is a file, or BENCH:path for a file inside a shipped benchmark
+    (e.g. sample:media/bigbuckbunny.mp4). Each frame is the one on screen at the requested
+    time; frames.json lists index, time_s (the frame's own time), frame_number and requested_s.
+    """
+    from PIL import Image
+
+    from vqakit.benchmarks import resolve_media
+    from vqakit.video import Resize, frame_index, sample_frames, sample_times
+
+    spec = _frame_spec(uniform, fps, max_frames, at, start, end)
+    path = resolve_media(video)
+    resize = Resize(short_side, max_pixels) if short_side or max_pixels else None
+    sampled = sample_frames(path, spec, resize=resize, exact=not keyframes)
+    requested = sample_times(spec, frame_index(path).duration_s).tolist()
+    out.mkdir(parents=True, exist_ok=True)
+    listing = []
+    for i, (frame, asked) in enumerate(zip(sampled, requested, strict=True)):
+        name = f"frame_{i:04d}.{image_format}"
+        options = {"quality": 95} if image_format == "jpg" else {}
+        Image.fromarray(frame.image).save(out / name, **options)
+        listing.append(
+            {
+                "index": i,
+                "time_s": round(frame.time_s, 6),
+                "frame_number": frame.frame_number,
+                "requested_s": round(asked, 6),
+                "file": name,
+            }
+        )
+    (out / "frames.json").write_text(json.dumps(listing, indent=1) + "\n", encoding="utf-8")
+    click.echo(f"wrote {len(listing)} frames to {out}")
+
+
+@main.command()
+@click.argument("video")
+@click.option("--exact", is_flag=True, help="Count frames and measure duration from the stream itself.")
+def probe(video: str, exact: bool) -> None:
+    """Print duration, fps, frame count, size, rotation and codec of VIDEO as JSON."""
+    from vqakit.benchmarks import resolve_media
+    from vqakit.video import probe as probe_video
+
+    info = probe_video(resolve_media(video), exact=exact)
+    click.echo(json.dumps(info.__dict__, indent=1))
+
+
+@main.command()
+def benchmarks() -> None:
+    """List the benchmarks shipped with vqakit."""
+    from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
+
+    for name in BUILT_IN_NAMES:
+        card = load_benchmark(name).card
+        click.echo(f"{name}\t{card.version}\t{card.description.splitlines()[0]}")

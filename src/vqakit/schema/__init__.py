@@ -1,0 +1,56 @@
+"""Records that flow between vqakit's stages, the benchmark card, and folder checks."""
+
+from vqakit.schema._card import BenchmarkCard, Protocol, Source
+from vqakit.schema._corpus import Clip, Passage
+from vqakit.schema._folder import (
+    CARD,
+    CLIPS,
+    PASSAGES,
+    SAMPLES,
+    Benchmark,
+    BenchmarkError,
+    MediaChecker,
+    Problem,
+    check_folder,
+    load_folder,
+    safe_media_path,
+)
+from vqakit.schema._sample import Metadata, ObjectTrack, Sample, TrackPoint, VideoRef
+from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
+from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times, parse_clock, parse_trace
+
+__all__ = [
+    "CARD",
+    "CLIPS",
+    "PASSAGES",
+    "SAMPLES",
+    "Benchmark",
+    "BenchmarkCard",
+    "BenchmarkError",
+    "Clip",
+    "Fps",
+    "MediaChecker",
+    "Metadata",
+    "ObjectRef",
+    "ObjectTrack",
+    "Passage",
+    "Problem",
+    "Protocol",
+    "Sample",
+    "SamplingSpec",
+    "Source",
+    "Timestamps",
+    "TraceStep",
+    "TrackPoint",
+    "Uniform",
+    "VideoRef",
+    "check_folder",
+    "find_objects",
+    "find_times",
+    "load_folder",
+    "parse_clock",
+    "parse_sampling",
+    "parse_trace",
+    "safe_media_path",
+    "sample_times",
+]

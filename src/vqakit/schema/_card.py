@@ -1,0 +1,51 @@
+"""The benchmark card: `benchmark.yaml` at the root of a benchmark folder."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from vqakit.schema._sample import NonEmpty
+from vqakit.schema._spec import check_sampling_text
+
+
+class Protocol(BaseModel):
+    """How the benchmark is run by default; every value can be overridden per run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    frames: NonEmpty = "uniform:16"  # frame sampling spec (vqakit.video.parse_sampling)
+    short_side: int | None = Field(448, ge=16)  # resize frames so the short side has this many px
+    method: NonEmpty = "direct"  # how a sample becomes a prediction
+    prompt: NonEmpty = "mcq"  # prompt template name
+    scorer: NonEmpty = "accuracy"  # how predictions are scored
+    subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
+
+    @field_validator("frames")
+    @classmethod
+    def _frames_parse(cls, value: str) -> str:
+        check_sampling_text(value)
+        return value
+
+
+class Source(BaseModel):
+    """Attribution for media or text the benchmark ships."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    files: list[NonEmpty]
+    origin: NonEmpty
+    license: NonEmpty
+
+
+class BenchmarkCard(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: NonEmpty
+    version: NonEmpty
+    license: NonEmpty  # license of the annotations
+    description: NonEmpty
+    homepage: str | None = None
+    citation: str | None = None
+    protocol: Protocol = Protocol()
+    sources: list[Source] = []  # attribution of shipped media / passages
+    fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys

@@ -1,0 +1,136 @@
+"""One benchmark question and everything attached to it.
+
+A `Sample` is one line of `samples.jsonl`. Paths are relative to the benchmark folder and may
+not leave it. Times are seconds from the first frame of the referenced video (or of the
+referenced window's video, never of the window: windows only restrict what a method sees).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from vqakit.schema._trace import TraceStep, parse_trace
+
+OBJECT_ID = re.compile(r"^.+-[0-9a-f]{16}$")
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+Seconds = Annotated[float, Field(ge=0)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VideoRef(_Strict):
+    """A video file, optionally restricted to the window [start_s, end_s)."""
+
+    path: NonEmpty
+    start_s: Seconds | None = None
+    end_s: Seconds | None = None
+
+    @model_validator(mode="after")
+    def _window_order(self) -> VideoRef:
+        if self.start_s is not None and self.end_s is not None and self.start_s >= self.end_s:
+            raise ValueError(f"start_s: start ({self.start_s}) must be before end_s ({self.end_s})")
+        return self
+
+
+class TrackPoint(_Strict):
+    """Where an object is at one moment: a box (pixels of the displayed frame) and/or a mask."""
+
+    time_s: Seconds
+    box: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1
+    mask: NonEmpty | None = None  # path to a PNG, non-zero pixels are the object
+
+    @model_validator(mode="after")
+    def _has_location(self) -> TrackPoint:
+        if self.box is None and self.mask is None:
+            raise ValueError("box: a track point needs a box or a mask")
+        if self.box is not None and not (self.box[0] < self.box[2] and self.box[1] < self.box[3]):
+            raise ValueError(f"box: {list(self.box)} must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1")
+        return self
+
+
+class ObjectTrack(_Strict):
+    """One physical object across a video, at sparse moments (e.g. first and last frame of
+    each movement); methods interpolate between points."""
+
+    id: NonEmpty  # "knife-2c3afc468fb10cb2": name, dash, 16 hex digits
+    label: NonEmpty  # class name drawn or written next to the object: "knife"
+    video: int = Field(0, ge=0)  # index into Sample.videos
+    points: list[TrackPoint] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _id_and_order(self) -> ObjectTrack:
+        if not OBJECT_ID.match(self.id):
+            raise ValueError(f"id: {self.id!r} must look like name-<16 lowercase hex digits>")
+        times = [point.time_s for point in self.points]
+        if times != sorted(times):
+            raise ValueError("points: track points must be in time order")
+        return self
+
+
+class Metadata(BaseModel):
+    """Grouping keys. The named ones are shared across benchmarks; any other key is kept."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    category: str | None = None  # question category / type
+    skills: list[str] = []  # abilities the question needs (Minerva-Ego: 2 or more)
+    hop: Literal[1, 2] | None = None  # EgoFact: 1-hop (video) or 2-hop (video + passage)
+    grounding: Literal["local", "temporal"] | None = None  # EgoFact: one event, or before/after
+    modality: str | None = None  # what the answer needs: "visual", "subtitles", "passages", ...
+
+
+class Sample(_Strict):
+    """A question over one or more videos; MCQ when `choices` is set, open-ended otherwise."""
+
+    id: NonEmpty
+    question: NonEmpty
+    videos: list[VideoRef] = []  # empty only when the video must be retrieved (gold_clips)
+    choices: list[NonEmpty] | None = None
+    answer: int | NonEmpty  # index into choices (MCQ) or reference answer text (open-ended)
+    metadata: Metadata = Metadata()
+    subtitles: NonEmpty | None = None  # .srt / .vtt for videos[0]
+    facts: list[NonEmpty] = []  # atomic facts a good open-ended answer states
+    reasoning: NonEmpty | None = None  # reference reasoning trace (numbered steps)
+    objects: list[ObjectTrack] = []  # tracks of objects the trace names
+    gold_clips: list[NonEmpty] = []  # ids in corpus/clips.jsonl
+    gold_passages: list[NonEmpty] = []  # ids in corpus/passages.jsonl
+
+    @property
+    def is_mcq(self) -> bool:
+        return self.choices is not None
+
+    def trace_steps(self) -> list[TraceStep]:
+        return parse_trace(self.reasoning) if self.reasoning else []
+
+    def answer_text(self) -> str:
+        if self.choices is not None and isinstance(self.answer, int):
+            return self.choices[self.answer]
+        return str(self.answer)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answer_kind(cls, data: Any) -> Any:
+        # Decide int-vs-text by the presence of choices, so that "3" never becomes index 3.
+        if isinstance(data, dict) and data.get("choices") is None and isinstance(data.get("answer"), int):
+            raise ValueError("answer: an open-ended question (no choices) needs the reference answer as text")
+        return data
+
+    @model_validator(mode="after")
+    def _mcq_consistency(self) -> Sample:
+        if self.choices is None:
+            return self
+        if len(self.choices) < 2:
+            raise ValueError(f"choices: an MCQ needs at least 2 choices, got {len(self.choices)}")
+        if not isinstance(self.answer, int) or isinstance(self.answer, bool):
+            raise ValueError(f"answer: with choices, the answer is a 0-based index, got {self.answer!r}")
+        if not 0 <= self.answer < len(self.choices):
+            raise ValueError(f"answer: index {self.answer} is out of range for {len(self.choices)} choices")
+        if len(set(self.choices)) != len(self.choices):
+            raise ValueError("choices: two choices have the same text")
+        return self

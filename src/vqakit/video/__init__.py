@@ -1,0 +1,37 @@
+"""Video probing, exact frame sampling, subtitles and segmentation (PyAV)."""
+
+from vqakit.schema import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
+from vqakit.video._decode import Frame, decode_frames
+from vqakit.video._errors import VideoError
+from vqakit.video._index import FrameIndex, frame_index
+from vqakit.video._probe import VideoInfo, probe
+from vqakit.video._resize import Resize
+from vqakit.video._sampling import sample_frames
+from vqakit.video._segment import fixed_windows
+from vqakit.video._subtitles import Cue, cues_between, parse_subtitles, read_subtitles
+from vqakit.video._synthetic import read_frame_index, write_index_clip
+
+__all__ = [
+    "Cue",
+    "Fps",
+    "Frame",
+    "FrameIndex",
+    "Resize",
+    "SamplingSpec",
+    "Timestamps",
+    "Uniform",
+    "VideoError",
+    "VideoInfo",
+    "cues_between",
+    "decode_frames",
+    "fixed_windows",
+    "frame_index",
+    "parse_sampling",
+    "parse_subtitles",
+    "probe",
+    "read_frame_index",
+    "read_subtitles",
+    "sample_frames",
+    "sample_times",
+    "write_index_clip",
+]

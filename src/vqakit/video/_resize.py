@@ -1,0 +1,35 @@
+"""Output size rules for sampled frames."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Resize:
+    """How to size frames: by short side, by a pixel budget, or both (the smaller wins).
+
+    `short_side` scales the frame so its shorter side has exactly that many pixels (up or
+    down); `max_pixels` only ever shrinks, keeping width x height at or under the budget.
+    The aspect ratio is kept; sides are rounded to whole pixels, at least 1.
+    """
+
+    short_side: int | None = None
+    max_pixels: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.short_side is not None and self.short_side < 1:
+            raise ValueError(f"short_side must be at least 1 pixel, got {self.short_side}")
+        if self.max_pixels is not None and self.max_pixels < 1:
+            raise ValueError(f"max_pixels must be at least 1, got {self.max_pixels}")
+
+    def output_size(self, width: int, height: int) -> tuple[int, int]:
+        scale = 1.0
+        if self.short_side is not None:
+            scale = self.short_side / min(width, height)
+        if self.max_pixels is not None:
+            scale = min(scale, math.sqrt(self.max_pixels / (width * height)))
+        if scale == 1.0:
+            return width, height
+        return max(1, round(width * scale)), max(1, round(height * scale))

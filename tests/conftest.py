@@ -1,0 +1,36 @@
+"""Shared fixtures: synthetic clips whose frames show their own index (built once per run)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from pathlib import Path
+
+import pytest
+
+from vqakit.video import write_index_clip
+
+SHARED_MEDIA = Path(__file__).resolve().parents[1] / "src/vqakit/benchmarks/sample/media"
+
+
+@pytest.fixture(scope="session")
+def index_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """20 s, 25 fps, 320x240, GOP 50, B-frames: 500 frames numbered 0..499."""
+    return write_index_clip(tmp_path_factory.mktemp("clips") / "index.mp4", seconds=20, gop=50)
+
+
+@pytest.fixture(scope="session")
+def ntsc_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """10 s at 30000/1001 fps, GOP 30: frame times are not round numbers."""
+    from fractions import Fraction
+
+    return write_index_clip(
+        tmp_path_factory.mktemp("clips") / "ntsc.mp4", seconds=10, fps=Fraction(30000, 1001), gop=30
+    )
+
+
+@pytest.fixture(scope="session")
+def media_dir() -> Path:
+    return SHARED_MEDIA
