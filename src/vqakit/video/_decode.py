@@ -112,7 +112,8 @@ class _RunDecoder:
         self.found: dict[int, np.ndarray] = {}
 
     def _seek(self, position: int) -> None:
-        self.container.seek(int(self.index.decode_dts[position]), stream=self.stream, backward=True)
+        target = int(self.index.decode_dts[position]) if position >= 0 else int(self.index.decode_dts.min())
+        self.container.seek(target, stream=self.stream, backward=True)
         self.packets = self.container.demux(self.stream)
         self.cursor = None
 
@@ -122,8 +123,10 @@ class _RunDecoder:
                 wanted.discard(frame.pts)
                 self.found[frame.pts] = self.convert(frame)
 
-    def _decode_run(self, run: _Run) -> None:
-        if self.cursor is None or not run.key >= self.cursor >= run.key - _MAX_READ_AHEAD:
+    def _decode_run(self, run: _Run, from_start: bool = False) -> None:
+        if from_start:
+            self._seek(-1)
+        elif self.cursor is None or not run.key >= self.cursor >= run.key - _MAX_READ_AHEAD:
             self._seek(run.key)
         assert self.packets is not None
         wanted = set(run.wanted)
@@ -133,6 +136,9 @@ class _RunDecoder:
                 continue
             stamp = packet.pts if packet.pts is not None else packet.dts
             position = self.position_of.get(stamp, -1)
+            if position > run.key and self.cursor is None and not from_start:
+                # the demuxer's seek overshot the keyframe: read forward from the stream's start
+                return self._decode_run(run, from_start=True)
             self.cursor = position + 1
             if position < run.key:
                 continue

@@ -28,8 +28,10 @@ class Resize:
         scale = 1.0
         if self.short_side is not None:
             scale = self.short_side / min(width, height)
-        if self.max_pixels is not None:
-            scale = min(scale, math.sqrt(self.max_pixels / (width * height)))
+        if self.max_pixels is not None and width * height * scale * scale > self.max_pixels:
+            # floor, not round, so that the budget holds
+            scale = math.sqrt(self.max_pixels / (width * height))
+            return max(1, math.floor(width * scale)), max(1, math.floor(height * scale))
         if scale == 1.0:
             return width, height
         return max(1, round(width * scale)), max(1, round(height * scale))
