@@ -182,3 +182,38 @@ def benchmarks() -> None:
     for name in BUILT_IN_NAMES:
         card = load_benchmark(name).card
         click.echo(f"{name}\t{card.version}\t{card.description.splitlines()[0]}")
+
+
+@main.command()
+def models() -> None:
+    """List the model spec forms, with one example each."""
+    from vqakit.models import SPEC_FORMS
+
+    for form, example, meaning in SPEC_FORMS:
+        click.echo(f"{form}\n    e.g. {example}\n    {meaning}")
+
+
+@main.group()
+def cache() -> None:
+    """Inspect or empty the response cache (VQAKIT_CACHE_DIR, default ~/.cache/vqakit)."""
+
+
+@cache.command("stats")
+def cache_stats() -> None:
+    """Entries per model, and the cache file's size."""
+    from vqakit.models import ResponseCache
+
+    stats = ResponseCache().stats()
+    click.echo(f"{stats['path']}: {stats['entries']} entries, {stats['bytes'] / 2**20:.1f} MiB")
+    for spec, count in sorted(stats["models"].items()):
+        click.echo(f"  {count:>8}  {spec}")
+
+
+@cache.command("clear")
+@click.option("--model", "spec", help="Only the entries of this model spec.")
+def cache_clear(spec: str | None) -> None:
+    """Delete cached responses (all, or one model's)."""
+    from vqakit.models import ResponseCache
+
+    removed = ResponseCache().clear(spec)
+    click.echo(f"removed {removed} entries")

@@ -1,0 +1,33 @@
+"""One chat interface over model backends, with retries, time limits, a response cache and
+structured output. Heavy SDKs are imported only by the backend that needs them."""
+
+from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
+from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
+from vqakit.models._model import Model
+from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
+from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
+from vqakit.models._structured import complete_structured, parse_json_lenient
+
+__all__ = [
+    "SPEC_FORMS",
+    "BackendError",
+    "CallError",
+    "Completion",
+    "Frames",
+    "Image",
+    "Message",
+    "Model",
+    "ModelSpec",
+    "Part",
+    "ResponseCache",
+    "RetryPolicy",
+    "Text",
+    "Usage",
+    "cache_key",
+    "clock",
+    "complete_structured",
+    "default_cache_path",
+    "parse_json_lenient",
+    "parse_model_spec",
+    "parse_retry_after",
+]

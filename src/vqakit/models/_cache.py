@@ -1,0 +1,118 @@
+"""The response cache: one SQLite file (WAL) shared by every process of a machine.
+
+Key (`cache_key`): SHA-256 over backend, model, base URL, request parameters and every message
+part, images by pixel content. Left out on purpose: API keys and other secrets, timeouts,
+retry settings and concurrency, which change how a reply is fetched, not what it is.
+A cache failure (locked, corrupt, full disk) is logged and the call goes on uncached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from vqakit.models._images import pixel_hash
+from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage
+
+log = logging.getLogger(__name__)
+
+
+def default_cache_path() -> Path:
+    root = os.environ.get("VQAKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "vqakit"
+    )
+    return Path(root) / "responses.sqlite"
+
+
+def _part_key(part: Text | Image | Frames) -> Any:
+    if isinstance(part, Text):
+        return ["text", part.text]
+    if isinstance(part, Image):
+        return ["image", pixel_hash(part.image)]
+    return ["frames", [pixel_hash(image) for image in part.images], list(part.times_s), part.label_times]
+
+
+def cache_key(spec: str, params: dict[str, Any], messages: list[Message]) -> str:
+    payload = {
+        "spec": spec,
+        "params": params,
+        "messages": [[m.role, [_part_key(p) for p in m.parts]] for m in messages],
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else default_cache_path()
+        self._connection: sqlite3.Connection | None = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._connection is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, spec TEXT NOT NULL, "
+                "completion TEXT NOT NULL, created REAL NOT NULL)"
+            )
+            self._connection = connection
+        return self._connection
+
+    def get(self, key: str) -> Completion | None:
+        try:
+            row = self._db().execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as error:
+            log.warning("response cache read failed (%s); continuing without it", error)
+            return None
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        data["usage"] = Usage(**data["usage"])
+        data["error"] = CallError(**data["error"]) if data.get("error") else None
+        return Completion(**{**data, "cached": True})
+
+    def put(self, key: str, spec: str, completion: Completion) -> None:
+        if completion.error is not None:
+            return  # failures are never cached
+        try:
+            self._db().execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                (key, spec, json.dumps(asdict(completion)), time.time()),
+            )
+        except sqlite3.Error as error:
+            log.warning("response cache write failed (%s); continuing without it", error)
+
+    def stats(self) -> dict[str, Any]:
+        if not self.path.exists():
+            return {"path": str(self.path), "entries": 0, "bytes": 0, "models": {}}
+        rows = self._db().execute("SELECT spec, COUNT(*) FROM responses GROUP BY spec").fetchall()
+        size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*"))
+        return {
+            "path": str(self.path),
+            "entries": sum(n for _, n in rows),
+            "bytes": size,
+            "models": dict(rows),
+        }
+
+    def clear(self, spec: str | None = None) -> int:
+        if not self.path.exists():
+            return 0
+        if spec is None:
+            cursor = self._db().execute("DELETE FROM responses")
+        else:
+            cursor = self._db().execute("DELETE FROM responses WHERE spec = ?", (spec,))
+        self._db().execute("VACUUM")
+        return cursor.rowcount
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

@@ -1,0 +1,102 @@
+"""What is sent to a model and what comes back, independent of any backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from PIL import Image as PILImage
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Image:
+    """One picture: an RGB array (H, W, 3) or a PIL image."""
+
+    image: np.ndarray | PILImage.Image
+
+
+@dataclass(frozen=True)
+class Frames:
+    """Video frames with their times; each frame is sent as an image, optionally preceded by its
+    time as `[MM:SS]` (or `[HH:MM:SS]`) so the model can ground its answer in time."""
+
+    images: tuple[np.ndarray, ...]
+    times_s: tuple[float, ...]
+    label_times: bool = True
+
+    def __post_init__(self) -> None:
+        if len(self.images) != len(self.times_s):
+            raise ValueError(f"{len(self.images)} frames but {len(self.times_s)} times")
+
+
+Part = Text | Image | Frames
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    parts: tuple[Part, ...]
+
+    @classmethod
+    def of(cls, role: Role, *parts: Part | str) -> Message:
+        return cls(role, tuple(Text(p) if isinstance(p, str) else p for p in parts))
+
+    @classmethod
+    def user(cls, *parts: Part | str) -> Message:
+        return cls.of("user", *parts)
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        return cls.of("system", text)
+
+    def image_count(self) -> int:
+        return sum(
+            1 if isinstance(p, Image) else len(p.images) if isinstance(p, Frames) else 0 for p in self.parts
+        )
+
+
+def clock(seconds: float) -> str:
+    """`[MM:SS]` under an hour, `[HH:MM:SS]` from an hour on."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"[{hours:02d}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class CallError:
+    """Why a call finally failed; a prediction carries this instead of a made-up answer."""
+
+    type: str  # "rate_limit", "server", "timeout", "connection", "refused", "empty", "bad_request", ...
+    message: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str | None
+    model: str
+    reasoning: str | None = None  # separated thinking text, when the backend returns it
+    usage: Usage = field(default_factory=Usage)
+    latency_s: float = 0.0
+    finish_reason: str | None = None
+    error: CallError | None = None
+    cached: bool = False
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,50 @@
+"""Replays recorded replies: `{"sample_id": ..., "reply": ..., "delay_s"?: ...}` per line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from vqakit.models._messages import Completion, Message
+from vqakit.models._retry import BackendError
+from vqakit.models._spec import ModelSpec
+
+
+class ReplayBackend:
+    def __init__(self, spec: ModelSpec) -> None:
+        path = Path(spec.model)
+        self.spec = spec
+        self.replies: dict[str, tuple[str, float]] = {}
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise ValueError(f"{path}: replay file not found") from None
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                sample_id, reply = str(record["sample_id"]), record["reply"]
+                delay = float(record.get("delay_s", 0.0))
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+                raise ValueError(f'{path}:{number}: expected {{"sample_id", "reply"}} ({error})') from None
+            if not isinstance(reply, str):
+                raise ValueError(f"{path}:{number}: reply must be text")
+            self.replies[sample_id] = (reply, delay)
+
+    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> str | None:
+        return sample_id
+
+    async def send(self, sample_id: str | None) -> Completion:
+        if sample_id is None or sample_id not in self.replies:
+            raise BackendError(
+                "unknown_sample",
+                f"{self.spec.model}: no recorded reply for sample {sample_id!r}",
+                retryable=False,
+            )
+        reply, delay = self.replies[sample_id]
+        if delay:
+            await asyncio.sleep(delay)
+        return Completion(text=reply, model=str(self.spec), finish_reason="stop")

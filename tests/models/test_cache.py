@@ -1,0 +1,70 @@
+"""Response cache: hits, misses on any pixel change, several processes writing at once."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+
+import numpy as np
+from fake_server import FakeServer
+
+from vqakit.models import Completion, Image, Message, Model, ResponseCache, cache_key
+
+
+def test_hit_on_repeat_and_miss_on_pixel_change(tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    picture = np.zeros((32, 32, 3), np.uint8)
+    with FakeServer() as server:
+        m = Model(f"openai-compatible:{server.url}#fake", cache=cache)
+        first = m.complete_sync([Message.user(Image(picture), "what?")])
+        again = m.complete_sync([Message.user(Image(picture.copy()), "what?")])
+        changed = picture.copy()
+        changed[5, 7, 1] = 1
+        other = m.complete_sync([Message.user(Image(changed), "what?")])
+        sampled = m.complete_sync([Message.user(Image(picture), "what?")], temperature=0.7)
+    assert not first.cached and again.cached and again.text == first.text
+    assert not other.cached and other.text != first.text
+    assert not sampled.cached  # non-deterministic requests are not served from the cache
+    assert len(server.requests) == 3
+    assert cache.stats()["entries"] == 2
+
+
+def test_failures_are_not_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeServer(default="400") as server:
+        m = Model(f"openai-compatible:{server.url}#fake", cache=cache)
+        assert not m.complete_sync([Message.user("x")]).ok
+        assert not m.complete_sync([Message.user("x")]).ok
+    assert len(server.requests) == 2 and cache.stats()["entries"] == 0
+
+
+def test_key_depends_on_what_changes_the_reply():
+    message = [Message.user("q")]
+    base = cache_key("openai:a", {"temperature": 0}, message)
+    assert base == cache_key("openai:a", {"temperature": 0}, [Message.user("q")])
+    assert base != cache_key("openai:b", {"temperature": 0}, message)
+    assert base != cache_key("openai:a", {"temperature": 0, "max_tokens": 5}, message)
+    assert base != cache_key("openai:a", {"temperature": 0}, [Message.user("q ")])
+    assert base != cache_key("openai:a", {"temperature": 0}, [Message.of("system", "q")])
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    cache = ResponseCache(path)
+    for i in range(count):
+        cache.put(f"{worker}-{i}", "spec", Completion(text=f"{worker}:{i}", model="spec"))
+        assert cache.get(f"{worker}-{i}").text == f"{worker}:{i}"
+
+
+def test_four_processes_write_concurrently(tmp_path):
+    path = str(tmp_path / "shared.sqlite")
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_writer, args=(path, w, 150)) for w in range(4)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(60)
+        assert process.exitcode == 0
+    cache = ResponseCache(path)
+    assert cache.stats()["entries"] == 600
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert cache.clear() == 600 and cache.stats()["entries"] == 0
