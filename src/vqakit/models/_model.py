@@ -32,11 +32,17 @@ class Backend(Protocol):
     async def send(self, request: Any) -> Completion: ...
 
 
-def make_backend(spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None) -> Backend:
+def make_backend(
+    spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None, options: dict[str, Any]
+) -> Backend:
     if spec.backend in ("openai", "openai-compatible"):
         from vqakit.models._openai import OpenAIBackend
 
         return OpenAIBackend(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side)
+    if spec.backend == "hf":
+        from vqakit.models._hf import HFBackend
+
+        return HFBackend(spec, **options)
     if spec.backend == "replay":
         from vqakit.models._replay import ReplayBackend
 
@@ -58,10 +64,16 @@ class Model:
         image_max_side: int | None = 768,
         fallback: Model | None = None,
         params: dict[str, Any] | None = None,
+        backend_options: dict[str, Any] | None = None,
     ) -> None:
+        """`backend_options` go to the backend: for `hf:`, device ("cpu", "cuda:0"), dtype
+        ("auto", "bfloat16", ...) and batch_size."""
         self.spec = parse_model_spec(spec)
         self.backend = make_backend(
-            self.spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side
+            self.spec,
+            request_timeout_s=request_timeout_s,
+            image_max_side=image_max_side,
+            options=backend_options or {},
         )
         self.concurrency = concurrency
         self.cache = cache

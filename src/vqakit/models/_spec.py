@@ -12,13 +12,19 @@ SPEC_FORMS = (
         "any OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter); "
         "key from VQAKIT_API_KEY if the server needs one",
     ),
+    (
+        "hf:<hub id or local folder>",
+        "hf:HuggingFaceTB/SmolVLM2-256M-Video-Instruct",
+        "local transformers vision-language model (pip install 'vqakit[hf]'); loads from the local "
+        "cache or folder",
+    ),
     ("replay:<file.jsonl>", "replay:runs/recorded.jsonl", 'replays {"sample_id", "reply"} lines'),
 )
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    backend: str  # "openai", "openai-compatible", "replay"
+    backend: str  # "openai", "openai-compatible", "hf", "replay"
     model: str  # model name, or the replay file
     base_url: str | None = None
 
@@ -37,7 +43,7 @@ def parse_model_spec(text: str) -> ModelSpec:
         if not hash_sign or not base_url.startswith(("http://", "https://")) or not model:
             raise ValueError(f"model spec {text!r}: use openai-compatible:<http(s) base url>#<model>")
         return ModelSpec(backend, model, base_url.rstrip("/"))
-    if backend in ("openai", "replay"):
+    if backend in ("openai", "replay", "hf"):
         return ModelSpec(backend, rest)
     raise ValueError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
 

@@ -1,0 +1,194 @@
+"""Local vision-language models through transformers (`hf:<hub id or local folder>`).
+
+Loads `AutoProcessor` + `AutoModelForImageTextToText` and formats every request with the
+model's own chat template, so one code path serves the Qwen2/2.5-VL, SmolVLM/Idefics3,
+LLaVA-OneVision and LLaVA-NeXT-Video families. Frames go in as one video where the processor
+has a video processor (with their times listed in text), as timed images otherwise.
+
+Requests that arrive together are generated as one left-padded batch (up to `batch_size`,
+same generation settings); generation runs in a worker thread so the event loop stays free.
+torch and transformers are imported here only, when an `hf:` model is created.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+
+from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, clock
+from vqakit.models._retry import BackendError
+from vqakit.models._spec import ModelSpec
+
+
+def _pil(image: Any) -> PILImage.Image:
+    if isinstance(image, PILImage.Image):
+        return image.convert("RGB")
+    return PILImage.fromarray(np.asarray(image, dtype=np.uint8))
+
+
+@dataclass
+class _Request:
+    conversation: list[dict[str, Any]]
+    generation: dict[str, Any]
+    future: asyncio.Future | None = None
+    settings_key: str = field(default="")
+
+
+class HFBackend:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        device: str = "cpu",
+        dtype: str = "auto",
+        batch_size: int = 4,
+        batch_wait_s: float = 0.05,
+    ) -> None:
+        try:
+            import torch
+            from transformers import AutoModelForImageTextToText, AutoProcessor
+        except ImportError as error:
+            raise ValueError(
+                f"hf: models need torch and transformers ({error}); pip install 'vqakit[hf]'"
+            ) from None
+        self.spec = spec
+        self.torch = torch
+        self.batch_size = batch_size
+        self.batch_wait_s = batch_wait_s  # how long a batch waits to fill up (small next to generation)
+        try:
+            self.processor = AutoProcessor.from_pretrained(spec.model)
+            torch_dtype = getattr(torch, dtype) if dtype != "auto" else "auto"
+            self.model = (
+                AutoModelForImageTextToText.from_pretrained(spec.model, dtype=torch_dtype).to(device).eval()
+            )
+        except (OSError, ValueError) as error:
+            raise ValueError(f"hf: cannot load {spec.model!r}: {error}") from None
+        self.device = device
+        tokenizer = getattr(self.processor, "tokenizer", None)
+        if tokenizer is not None:
+            tokenizer.padding_side = "left"
+        self.pad_id = tokenizer.pad_token_id if tokenizer is not None else None
+        self.eos_ids = self._eos_ids()
+        self.has_video = getattr(self.processor, "video_processor", None) is not None
+        self._lock = threading.Lock()
+        self._queues: dict[int, asyncio.Queue] = {}
+        self._drainers: dict[int, asyncio.Task] = {}
+
+    def _eos_ids(self) -> set[int]:
+        eos = self.model.generation_config.eos_token_id
+        return set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+
+    def _content(self, part: Any) -> list[dict[str, Any]]:
+        if isinstance(part, Text):
+            return [{"type": "text", "text": part.text}]
+        if isinstance(part, Image):
+            return [{"type": "image", "image": _pil(part.image)}]
+        assert isinstance(part, Frames)
+        if self.has_video:
+            times = " ".join(clock(t) for t in part.times_s)
+            label = [{"type": "text", "text": f"Video frames at {times}:"}] if part.label_times else []
+            return [*label, {"type": "video", "video": [_pil(image) for image in part.images]}]
+        content: list[dict[str, Any]] = []
+        for image, time_s in zip(part.images, part.times_s, strict=True):
+            if part.label_times:
+                content.append({"type": "text", "text": clock(time_s)})
+            content.append({"type": "image", "image": _pil(image)})
+        return content
+
+    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> _Request:
+        conversation = [
+            {"role": m.role, "content": [item for part in m.parts for item in self._content(part)]}
+            for m in messages
+        ]
+        temperature = float(params.get("temperature") or 0.0)
+        generation: dict[str, Any] = {
+            "max_new_tokens": int(params.get("max_tokens", 256)),
+            "do_sample": temperature > 0,
+        }
+        if temperature > 0:
+            generation["temperature"] = temperature
+            if "top_p" in params:
+                generation["top_p"] = float(params["top_p"])
+        if params.get("seed") is not None:
+            generation["seed"] = int(params["seed"])
+        return _Request(conversation, generation, settings_key=json.dumps(generation, sort_keys=True))
+
+    async def send(self, request: _Request) -> Completion:
+        loop = asyncio.get_running_loop()
+        queue = self._queues.get(id(loop))
+        if queue is None:
+            queue = self._queues[id(loop)] = asyncio.Queue()
+        request.future = loop.create_future()
+        queue.put_nowait(request)
+        drainer = self._drainers.get(id(loop))
+        if drainer is None or drainer.done():
+            self._drainers[id(loop)] = loop.create_task(self._drain(queue))
+        return await request.future
+
+    async def _drain(self, queue: asyncio.Queue) -> None:
+        """Generate batches until the queue is empty, then stop (no task outlives the work)."""
+        while not queue.empty():
+            waited = 0.0
+            while queue.qsize() < self.batch_size and waited < self.batch_wait_s:
+                await asyncio.sleep(0.005)  # let requests sent together join one batch
+                waited += 0.005
+            first: _Request = queue.get_nowait()
+            batch, held = [first], []
+            while not queue.empty() and len(batch) < self.batch_size:
+                other = queue.get_nowait()
+                (batch if other.settings_key == first.settings_key else held).append(other)
+            for other in held:
+                queue.put_nowait(other)
+            try:
+                completions = await asyncio.to_thread(self._generate, batch)
+            except BackendError as error:
+                for request in batch:
+                    request.future.set_exception(error)
+                continue
+            for request, completion in zip(batch, completions, strict=True):
+                if not request.future.done():
+                    request.future.set_result(completion)
+
+    def _generate(self, batch: list[_Request]) -> list[Completion]:
+        torch = self.torch
+        generation = dict(batch[0].generation)
+        seed = generation.pop("seed", None)
+        with self._lock, torch.inference_mode():
+            try:
+                inputs = self.processor.apply_chat_template(
+                    [request.conversation for request in batch],
+                    add_generation_prompt=True,
+                    tokenize=True,
+                    return_dict=True,
+                    return_tensors="pt",
+                    processor_kwargs={"padding": True},
+                ).to(self.device)
+                if seed is not None:
+                    torch.manual_seed(seed)
+                output = self.model.generate(**inputs, **generation, pad_token_id=self.pad_id)
+            except (ValueError, RuntimeError, TypeError) as error:
+                raise BackendError(
+                    "bad_request", f"{self.spec}: {type(error).__name__}: {error}", retryable=False
+                ) from None
+        prompt_length = inputs["input_ids"].shape[1]
+        completions = []
+        for row in range(len(batch)):
+            new_tokens = output[row, prompt_length:].tolist()
+            stopped = next((i for i, token in enumerate(new_tokens) if token in self.eos_ids), None)
+            kept = new_tokens if stopped is None else new_tokens[:stopped]
+            text = self.processor.batch_decode([kept], skip_special_tokens=True)[0]
+            completions.append(
+                Completion(
+                    text=text,
+                    model=str(self.spec),
+                    usage=Usage(int(inputs["attention_mask"][row].sum()), len(kept)),
+                    finish_reason="stop" if stopped is not None else "length",
+                )
+            )
+        return completions
