@@ -24,7 +24,10 @@ from vqakit.models import Image, Message, Model, RetryPolicy
 
 REPLY = json.dumps(
     {
-        "id": "x", "object": "chat.completion", "created": 0, "model": "bench",
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "bench",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "B"}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub here: everything is built or packaged
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from pathlib import Path
 

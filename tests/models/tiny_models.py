@@ -173,3 +173,52 @@ def build_tiny_smolvlm(folder: Path) -> Path:
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+def build_tiny_clip(folder: Path, family: str = "clip") -> Path:
+    """A tiny CLIP or SigLIP (text + vision towers, projection) with its processor."""
+    if family == "clip":
+        from transformers import CLIPConfig as Config
+        from transformers import CLIPImageProcessor as ImageProcessor
+        from transformers import CLIPModel as Model
+        from transformers import CLIPProcessor as Processor
+    else:
+        from transformers import SiglipConfig as Config
+        from transformers import SiglipImageProcessor as ImageProcessor
+        from transformers import SiglipModel as Model
+        from transformers import SiglipProcessor as Processor
+    tokenizer = byte_tokenizer(["<|startoftext|>", "<|endoftext|>", "<pad>"], "")
+    tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token = (
+        "<|startoftext|>",
+        "<|endoftext|>",
+        "<pad>",
+    )
+    tokenizer.model_max_length = 32
+    text = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 32,
+        "bos_token_id": tokenizer.bos_token_id,
+        "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    vision = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "image_size": 32,
+        "patch_size": 8,
+    }
+    extra = {"projection_dim": 16} if family == "clip" else {}
+    model = Model(Config(text_config=text, vision_config=vision, **extra))
+    if family == "clip":
+        images = ImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
+    else:
+        images = ImageProcessor(size={"height": 32, "width": 32})
+    Processor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
+    model.save_pretrained(folder)
+    return folder

@@ -2,6 +2,7 @@
 structured output. Heavy SDKs are imported only by the backend that needs them."""
 
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
+from vqakit.models._embed import EmbeddingCache, ImageTextEmbedder, TextEmbedder
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
@@ -13,8 +14,10 @@ __all__ = [
     "BackendError",
     "CallError",
     "Completion",
+    "EmbeddingCache",
     "Frames",
     "Image",
+    "ImageTextEmbedder",
     "Message",
     "Model",
     "ModelSpec",
@@ -22,6 +25,7 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "Text",
+    "TextEmbedder",
     "Usage",
     "cache_key",
     "clock",

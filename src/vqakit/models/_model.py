@@ -179,6 +179,12 @@ class Model:
         if self.fallback is not None:
             await self.fallback.aclose()
 
+    def close(self) -> None:
+        """Close connections opened by `complete_sync` calls, and their private event loop."""
+        if self._sync_loop is not None and not self._sync_loop.is_closed():
+            self._sync_loop.run_until_complete(self.aclose())
+            self._sync_loop.close()
+
     def complete_sync(
         self, messages: list[Message], *, sample_id: str | None = None, **params: Any
     ) -> Completion:
