@@ -14,6 +14,14 @@ import pytest
 
 from vqakit.video import write_index_clip
 
+
+@pytest.fixture(autouse=True)
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model calls in tests never read or write the user's response cache."""
+    if "VQAKIT_CACHE_DIR" not in os.environ:
+        monkeypatch.setenv("VQAKIT_CACHE_DIR", str(tmp_path_factory.mktemp("vqakit-cache")))
+
+
 SHARED_MEDIA = Path(__file__).resolve().parents[1] / "src/vqakit/benchmarks/sample/media"
 
 

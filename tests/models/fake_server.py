@@ -26,6 +26,34 @@ def chat_reply(text: str | None, finish: str = "stop", refusal: str | None = Non
     }
 
 
+def reply_for(path: str, text: str, refused: bool) -> dict[str, Any]:
+    """A successful reply in the protocol of the requested path (OpenAI, Anthropic or Gemini)."""
+    if path.endswith("/messages"):
+        return {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": "fake",
+            "content": [] if refused else [{"type": "text", "text": text}],
+            "stop_reason": "refusal" if refused else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 11, "output_tokens": 3},
+        }
+    if ":generateContent" in path:
+        return {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [] if refused else [{"text": text}]},
+                    "finishReason": "SAFETY" if refused else "STOP",
+                }
+            ],
+            "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 3},
+        }
+    if refused:
+        return chat_reply(None, "stop", refusal="I can't help with that.")
+    return chat_reply(text)
+
+
 class FakeServer:
     def __init__(self, default: str = "ok", delay_s: float = 0.0) -> None:
         self.script: deque[str] = deque()
@@ -44,7 +72,7 @@ class FakeServer:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with server.lock:
-                    server.requests.append({"headers": dict(self.headers), "body": body})
+                    server.requests.append({"headers": dict(self.headers), "body": body, "path": self.path})
                     action = server.script.popleft() if server.script else server.default
                 if server.delay_s:
                     time.sleep(server.delay_s)
@@ -61,12 +89,8 @@ class FakeServer:
                     return self._send(int(kind), {"error": {"message": f"scripted {kind}"}}, headers)
                 if kind == "malformed":
                     return self._send_raw(200, b'{"choices": [ {"message": ')
-                if kind == "refuse":
-                    return self._send(200, chat_reply(None, "stop", refusal="I can't help with that."))
-                if kind == "empty":
-                    return self._send(200, chat_reply("", "stop"))
-                reply = arg or f"reply {len(server.requests)}"
-                return self._send(200, chat_reply(reply))
+                reply = "" if kind in ("refuse", "empty") else (arg or f"reply {len(server.requests)}")
+                return self._send(200, reply_for(self.path, reply, refused=kind == "refuse"))
 
             def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 self._send_raw(status, json.dumps(payload).encode(), headers)
@@ -85,8 +109,12 @@ class FakeServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
+    def root(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"{self.root}/v1"
 
     def __enter__(self) -> FakeServer:
         self.thread.start()

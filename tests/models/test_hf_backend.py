@@ -67,7 +67,7 @@ def test_smolvlm_takes_frames_as_timed_images(smolvlm_dir):
 
 
 def test_concurrent_requests_are_batched_and_deterministic(qwen_dir):
-    model = Model(f"hf:{qwen_dir}", params={"max_tokens": 5}, backend_options={"batch_size": 4})
+    model = Model(f"hf:{qwen_dir}", params={"max_tokens": 5}, backend_options={"batch_size": 4}, cache=False)
     calls = []
     original = model.backend._generate
 

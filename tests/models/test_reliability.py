@@ -16,6 +16,7 @@ FAST = RetryPolicy(max_attempts=4, base_s=0.01, max_wait_s=0.05)
 
 def model(server: FakeServer, **kwargs) -> Model:
     kwargs.setdefault("retry", FAST)
+    kwargs.setdefault("cache", False)
     return Model(f"openai-compatible:{server.url}#fake", **kwargs)
 
 

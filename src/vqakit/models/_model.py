@@ -39,6 +39,18 @@ def make_backend(
         from vqakit.models._openai import OpenAIBackend
 
         return OpenAIBackend(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side)
+    if spec.backend == "anthropic":
+        from vqakit.models._anthropic import AnthropicBackend
+
+        return AnthropicBackend(
+            spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options
+        )
+    if spec.backend == "gemini":
+        from vqakit.models._gemini import GeminiBackend
+
+        return GeminiBackend(
+            spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options
+        )
     if spec.backend == "hf":
         from vqakit.models._hf import HFBackend
 
@@ -56,7 +68,7 @@ class Model:
         spec: str,
         *,
         concurrency: int = 8,
-        cache: ResponseCache | None = None,
+        cache: ResponseCache | bool = True,
         retry: RetryPolicy | None = None,
         request_timeout_s: float = 120.0,
         total_timeout_s: float | None = 600.0,
@@ -76,7 +88,8 @@ class Model:
             options=backend_options or {},
         )
         self.concurrency = concurrency
-        self.cache = cache
+        # on by default (deterministic requests only); False turns it off
+        self.cache: ResponseCache | None = ResponseCache() if cache is True else (cache or None)
         self.retry = retry or RetryPolicy()
         self.total_timeout_s = total_timeout_s
         self.max_images = max_images

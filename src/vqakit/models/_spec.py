@@ -12,6 +12,8 @@ SPEC_FORMS = (
         "any OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter); "
         "key from VQAKIT_API_KEY if the server needs one",
     ),
+    ("anthropic:<model>", "anthropic:claude-sonnet-4-5", "Anthropic API; key from ANTHROPIC_API_KEY"),
+    ("gemini:<model>", "gemini:gemini-2.5-pro", "Gemini API; key from GEMINI_API_KEY or GOOGLE_API_KEY"),
     (
         "hf:<hub id or local folder>",
         "hf:HuggingFaceTB/SmolVLM2-256M-Video-Instruct",
@@ -24,7 +26,7 @@ SPEC_FORMS = (
 
 @dataclass(frozen=True)
 class ModelSpec:
-    backend: str  # "openai", "openai-compatible", "hf", "replay"
+    backend: str  # "openai", "openai-compatible", "anthropic", "gemini", "hf", "replay"
     model: str  # model name, or the replay file
     base_url: str | None = None
 
@@ -43,7 +45,7 @@ def parse_model_spec(text: str) -> ModelSpec:
         if not hash_sign or not base_url.startswith(("http://", "https://")) or not model:
             raise ValueError(f"model spec {text!r}: use openai-compatible:<http(s) base url>#<model>")
         return ModelSpec(backend, model, base_url.rstrip("/"))
-    if backend in ("openai", "replay", "hf"):
+    if backend in ("openai", "anthropic", "gemini", "replay", "hf"):
         return ModelSpec(backend, rest)
     raise ValueError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
 

@@ -1,0 +1,119 @@
+"""Anthropic Messages API through the official SDK (`anthropic:<model>`, key ANTHROPIC_API_KEY)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import os
+from typing import Any
+
+from vqakit.models._images import data_url
+from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, clock
+from vqakit.models._retry import BackendError, classify_status
+from vqakit.models._spec import ModelSpec
+
+
+def _image_block(image: Any, max_side: int | None) -> dict[str, Any]:
+    encoded = data_url(image, max_side).split(",", 1)[1]
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": encoded}}
+
+
+def to_anthropic(messages: list[Message], max_side: int | None) -> tuple[str | None, list[dict[str, Any]]]:
+    system = "\n".join(p.text for m in messages if m.role == "system" for p in m.parts if isinstance(p, Text))
+    converted = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if isinstance(part, Text):
+                content.append({"type": "text", "text": part.text})
+            elif isinstance(part, Image):
+                content.append(_image_block(part.image, max_side))
+            elif isinstance(part, Frames):
+                for image, time_s in zip(part.images, part.times_s, strict=True):
+                    if part.label_times:
+                        content.append({"type": "text", "text": clock(time_s)})
+                    content.append(_image_block(image, max_side))
+        converted.append({"role": message.role, "content": content})
+    return system or None, converted
+
+
+class AnthropicBackend:
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        request_timeout_s: float,
+        image_max_side: int | None,
+        base_url: str | None = None,
+    ) -> None:
+        try:
+            import anthropic  # noqa: F401
+        except ImportError:
+            raise ValueError("anthropic: pip install 'vqakit[anthropic]'") from None
+        key = os.environ.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ValueError("anthropic: set ANTHROPIC_API_KEY in the environment")
+        self.spec = spec
+        self.image_max_side = image_max_side
+        self._settings = {
+            "api_key": key,
+            "base_url": base_url,
+            "max_retries": 0,
+            "timeout": request_timeout_s,
+        }
+        self._clients: dict[int, Any] = {}
+        # sampling settings this SDK version still accepts (newer API versions dropped some)
+        from anthropic.resources.messages import AsyncMessages
+
+        self._accepted = set(inspect.signature(AsyncMessages.create).parameters)
+
+    def _client(self) -> Any:
+        from anthropic import AsyncAnthropic
+
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._clients:
+            self._clients = {loop: AsyncAnthropic(**self._settings)}
+        return self._clients[loop]
+
+    def prepare(
+        self, messages: list[Message], params: dict[str, Any], sample_id: str | None
+    ) -> dict[str, Any]:
+        system, converted = to_anthropic(messages, self.image_max_side)
+        request: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": converted,
+            "max_tokens": int(params.get("max_tokens", 1024)),
+        }
+        if system:
+            request["system"] = system
+        for key in ("temperature", "top_p", "stop_sequences"):
+            if key in params and key in self._accepted:
+                request[key] = params[key]
+        return request
+
+    async def send(self, request: dict[str, Any]) -> Completion:
+        import anthropic
+
+        try:
+            reply = await self._client().messages.create(**request)
+        except anthropic.APITimeoutError as error:
+            raise BackendError("timeout", str(error), retryable=True) from None
+        except anthropic.APIConnectionError as error:
+            raise BackendError("connection", str(error), retryable=True) from None
+        except anthropic.APIStatusError as error:
+            raise classify_status(
+                error.status_code, str(error)[:500], error.response.headers.get("retry-after")
+            ) from None
+        text = "".join(block.text for block in reply.content if block.type == "text")
+        thinking = "".join(
+            getattr(block, "thinking", "") for block in reply.content if block.type == "thinking"
+        )
+        return Completion(
+            text=text,
+            model=str(self.spec),
+            reasoning=thinking or None,
+            usage=Usage(reply.usage.input_tokens, reply.usage.output_tokens),
+            finish_reason="refused" if reply.stop_reason == "refusal" else reply.stop_reason,
+        )
