@@ -63,6 +63,7 @@ async def measure(port: int, requests: int, concurrency: int) -> float:
         f"openai-compatible:http://127.0.0.1:{port}/v1#bench",
         concurrency=concurrency,
         retry=RetryPolicy(max_attempts=1),
+        cache=False,  # every request must reach the server
         image_max_side=64,
     )
     rng = np.random.default_rng(0)

@@ -79,15 +79,15 @@ class OpenAIBackend:
             await session.close()
         self._sessions = {}
 
-    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> str:
+    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> bytes:
         body = {
             "model": self.spec.model,
             "messages": to_openai_messages(messages, self.image_max_side),
             **params,
         }
-        return json.dumps(body)
+        return json.dumps(body).encode()
 
-    async def send(self, request: str) -> Completion:
+    async def send(self, request: bytes) -> Completion:
         import aiohttp
 
         timeout = aiohttp.ClientTimeout(total=self.request_timeout_s)
