@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from tiny_models import build_tiny_qwen25_vl, build_tiny_smolvlm
+from tiny_models import build_tiny_llava_onevision, build_tiny_qwen25_vl, build_tiny_smolvlm
 
 from vqakit.models import Frames, Image, Message, Model
 
@@ -18,6 +18,11 @@ from vqakit.models import Frames, Image, Message, Model
 @pytest.fixture(scope="module")
 def qwen_dir(tmp_path_factory):
     return build_tiny_qwen25_vl(tmp_path_factory.mktemp("qwen25vl"))
+
+
+@pytest.fixture(scope="module")
+def llava_ov_dir(tmp_path_factory):
+    return build_tiny_llava_onevision(tmp_path_factory.mktemp("llava-onevision"))
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +42,7 @@ def picture(seed: int = 0) -> Image:
     return Image(np.random.default_rng(seed).integers(0, 255, (60, 80, 3), dtype=np.uint8))
 
 
-@pytest.mark.parametrize("fixture", ["qwen_dir", "smolvlm_dir"])
+@pytest.mark.parametrize("fixture", ["qwen_dir", "smolvlm_dir", "llava_ov_dir"])
 def test_images_generate(fixture, request):
     model = Model(f"hf:{request.getfixturevalue(fixture)}", params={"max_tokens": 6})
     completion = model.complete_sync(
@@ -47,8 +52,9 @@ def test_images_generate(fixture, request):
     assert 0 < completion.usage.output_tokens <= 6 and completion.usage.input_tokens > 10
 
 
-def test_qwen_takes_frames_as_video(qwen_dir):
-    model = Model(f"hf:{qwen_dir}", params={"max_tokens": 4})
+@pytest.mark.parametrize("fixture", ["qwen_dir", "llava_ov_dir"])
+def test_frames_go_in_as_video(fixture, request):
+    model = Model(f"hf:{request.getfixturevalue(fixture)}", params={"max_tokens": 4})
     assert model.backend.has_video
     request = model.backend.prepare([Message.user(frames(4), "What happens?")], model.params, None)
     kinds = [part["type"] for part in request.conversation[0]["content"]]

@@ -222,3 +222,74 @@ def build_tiny_clip(folder: Path, family: str = "clip") -> Path:
     Processor(image_processor=images, tokenizer=tokenizer).save_pretrained(folder)
     model.save_pretrained(folder)
     return folder
+
+
+CHAT_TEMPLATE_LLAVA = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for part in message['content'] %}{% if part['type'] == 'text' %}{{ part['text'] }}"
+    "{% elif part['type'] == 'image' %}<image>{% elif part['type'] == 'video' %}<video>{% endif %}"
+    "{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def build_tiny_llava_onevision(folder: Path) -> Path:
+    from transformers import (
+        LlavaOnevisionConfig,
+        LlavaOnevisionForConditionalGeneration,
+        LlavaOnevisionImageProcessor,
+        LlavaOnevisionProcessor,
+        LlavaOnevisionVideoProcessor,
+    )
+
+    tokenizer = byte_tokenizer(
+        ["<|im_start|>", "<|im_end|>", "<image>", "<video>", "<|endoftext|>"], CHAT_TEMPLATE_LLAVA
+    )
+    tokenizer.pad_token, tokenizer.eos_token = "<|endoftext|>", "<|im_end|>"
+    end_id, pad_id = (
+        tokenizer.convert_tokens_to_ids("<|im_end|>"),
+        tokenizer.convert_tokens_to_ids("<|endoftext|>"),
+    )
+    pinpoints = [[32, 32], [32, 64], [64, 32], [64, 64]]
+    config = LlavaOnevisionConfig(
+        text_config={
+            "model_type": "qwen2",
+            "vocab_size": len(tokenizer),
+            "hidden_size": 64,
+            "intermediate_size": 128,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 2,
+            "eos_token_id": end_id,
+            "pad_token_id": pad_id,
+        },
+        vision_config={
+            "model_type": "siglip_vision_model",
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 2,
+            "image_size": 32,
+            "patch_size": 8,
+        },
+        image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
+        video_token_index=tokenizer.convert_tokens_to_ids("<video>"),
+        image_grid_pinpoints=pinpoints,
+        vision_feature_layer=-1,
+    )
+    model = LlavaOnevisionForConditionalGeneration(config)
+    model.generation_config.eos_token_id, model.generation_config.pad_token_id = end_id, pad_id
+    processor = LlavaOnevisionProcessor(
+        image_processor=LlavaOnevisionImageProcessor(
+            size={"height": 32, "width": 32}, image_grid_pinpoints=pinpoints
+        ),
+        video_processor=LlavaOnevisionVideoProcessor(size={"height": 32, "width": 32}),
+        tokenizer=tokenizer,
+        chat_template=CHAT_TEMPLATE_LLAVA,
+        num_image_tokens=16,
+        vision_feature_select_strategy="full",
+    )
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
