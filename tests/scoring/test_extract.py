@@ -1,0 +1,248 @@
+"""Answer extraction: a table of reply styles seen from real models, each with why it is expected."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from vqakit.scoring import extract_choice
+
+FIVE = ["the knife", "the red pepper", "a wooden spoon", "the kettle", "nothing"]
+SIX = [
+    "It should be locked by the front wheel only.",
+    "The lock should pass through the frame.",
+    "It should sit tilted back.",
+    "It should sit level above the eyebrows.",
+    "A lit roof sign means taken.",
+    "A lit roof sign means free.",
+]
+
+# (reply, n_choices, expected letter or None, reason)
+CASES: list[tuple[str, int, str | None, str]] = [
+    # bare labels
+    ("B", 5, "B", "single letter"),
+    ("b", 5, "B", "lower-case single letter"),
+    ("(C)", 5, "C", "parenthesised letter"),
+    ("D.", 5, "D", "letter with full stop"),
+    ("[E]", 5, "E", "bracketed letter"),
+    ("  A  ", 5, "A", "letter with whitespace"),
+    ("Option B", 5, "B", "'Option' then letter"),
+    ("option d", 5, "D", "lower-case 'option d'"),
+    ("Choice C", 5, "C", "'Choice' then letter"),
+    ("Answer: E", 5, "E", "'Answer:' then letter"),
+    ("F", 5, None, "letter outside the five options"),
+    ("F", 6, "F", "sixth letter with six options"),
+    ("H", 8, "H", "eighth letter with eight options"),
+    ("Z", 5, None, "not an option letter"),
+    ("**B**", 5, "B", "markdown bold letter"),
+    ("`C`", 5, "C", "code-marked letter"),
+    ("## D", 5, "D", "markdown heading letter"),
+    ("B!", 5, "B", "letter with exclamation"),
+    # leading label with text
+    ("B) the red pepper", 5, "B", "label then option text"),
+    ("C. a wooden spoon", 5, "C", "label with dot then text"),
+    ("(A) the knife, because it is on the board", 5, "A", "parenthesised label then explanation"),
+    ("D: the kettle", 5, "D", "label with colon"),
+    ("[B] red pepper", 5, "B", "bracketed label then text"),
+    ("E) nothing happens", 5, "E", "last option with text"),
+    # tagged answers
+    ("The answer is B.", 5, "B", "'the answer is'"),
+    ("The correct answer is (C).", 5, "C", "'the correct answer is (X)'"),
+    ("The best answer is D", 5, "D", "'the best answer is'"),
+    ("Final answer: A", 5, "A", "'Final answer:'"),
+    ("Final Answer - E", 5, "E", "'Final Answer -'"),
+    ("final answer = C", 5, "C", "'final answer ='"),
+    ("**Answer:** B", 5, "B", "bold 'Answer:' tag"),
+    ("**Final answer: (D)**", 5, "D", "bold final answer in parentheses"),
+    ("Answer: Option C", 5, "C", "'Answer: Option C'"),
+    ("answer: c", 5, "C", "lower-case tagged letter"),
+    ("<answer>B</answer>", 5, "B", "answer tags"),
+    ("<answer> (E) </answer>", 5, "E", "answer tags with spaces and parentheses"),
+    ("Reasoning here.\n<answer>A</answer>", 5, "A", "answer tag after reasoning"),
+    ("\\boxed{C}", 5, "C", "LaTeX boxed letter"),
+    ("So we get $\\boxed{D}$.", 5, "D", "boxed inside math"),
+    ("\\boxed{\\text{B}}", 5, "B", "boxed text letter"),
+    ('{"Answer": "B", "Explanation": "the pepper is cut"}', 5, "B", "EgoFact JSON reply"),
+    ('{"answer": "D"}', 5, "D", "lower-case JSON key"),
+    ('```json\n{"Answer": "C", "Explanation": "x"}\n```', 5, "C", "JSON in a code fence"),
+    ('{"final_answer": "E"}', 5, "E", "final_answer JSON key"),
+    ("I choose B.", 5, "B", "'I choose'"),
+    ("I would choose (D) here.", 5, "D", "'I would choose'"),
+    ("I'll go with... I pick C", 5, "C", "'I pick'"),
+    ("I select option A.", 5, "A", "'I select option'"),
+    ("The right answer would be E.", 5, "E", "'would be'"),
+    ("The answer should be B", 5, "B", "'should be'"),
+    ("My choice: D", 5, "D", "'My choice:'"),
+    ("The correct option is C", 5, "C", "'correct option is'"),
+    ("Answer is therefore B.", 5, "B", "'is therefore'"),
+    ("ANSWER: D", 5, "D", "upper-case tag"),
+    ("Answer:\nB", 5, "B", "tag and letter on separate lines"),
+    # reasoning then answer: the last statement wins
+    ("Option A is tempting, but the knife is not used. The answer is B.", 5, "B", "answer after discussion"),
+    (
+        "Let's check each option. (A) no. (B) no. (C) yes.\nFinal answer: C",
+        5,
+        "C",
+        "final tag after walkthrough",
+    ),
+    ("Answer: A\nWait, I made a mistake. Answer: D", 5, "D", "corrected answer, last one counts"),
+    (
+        "At 00:12 the person picks up the pepper (B). Then they cut it. So the answer is B.",
+        5,
+        "B",
+        "timestamped reasoning then answer",
+    ),
+    (
+        "1. The person opens the drawer.\n2. They take the knife.\nAnswer: A",
+        5,
+        "A",
+        "numbered reasoning then answer",
+    ),
+    (
+        "Step 1: look.\nStep 2: compare with options C and D.\nFinal answer: D",
+        5,
+        "D",
+        "two options discussed, final tag decides",
+    ),
+    # think blocks
+    ("<think>Maybe A? No, C.</think>C", 5, "C", "answer after think block"),
+    ("<think>Option A looks right.</think>\nThe answer is D.", 5, "D", "think block mentions another option"),
+    ("<think>long reasoning about (B)</think>\n\n**Answer: E**", 5, "E", "think then bold answer"),
+    ("<thinking>hmm</thinking>B", 5, "B", "thinking tags"),
+    ("<reasoning>the knife is used</reasoning><answer>A</answer>", 5, "A", "reasoning tags then answer tag"),
+    ("<think>I think the answer is B but I am still", 5, None, "unclosed think block, no final answer"),
+    ("<think></think>C", 5, "C", "empty think block"),
+    ("</think>D", 5, "D", "stray closing think tag"),
+    # restating an option's text
+    ("the red pepper", 5, "B", "exact option text"),
+    ("The Red Pepper.", 5, "B", "option text, different case and punctuation"),
+    ("They pick up a wooden spoon.", 5, "C", "sentence containing exactly one option"),
+    ("It is the kettle that whistles.", 5, "D", "option text inside a sentence"),
+    ("The lock should pass through the frame.", 6, "B", "six-option statement restated"),
+    ("Both the knife and the kettle are used.", 5, None, "two option texts, ambiguous"),
+    ("A spoon.", 5, None, "partial option text is not enough"),
+    # single marked mention
+    ("Looking at the frames, (C) matches best.", 5, "C", "one parenthesised label in prose"),
+    ("I believe option D fits the video.", 5, "D", "'option D' in prose"),
+    ("Clearly [B] is shown at 01:20.", 5, "B", "bracketed label in prose"),
+    ("It has to be choice E.", 5, "E", "'choice E' in prose"),
+    ("Not (A), and the frames show (B).", 5, "B", "negated mention is ignored"),
+    # must abstain
+    ("", 5, None, "empty reply"),
+    ("   \n ", 5, None, "whitespace only"),
+    ("I cannot determine the answer from the frames.", 5, None, "declines to answer"),
+    ("I'm sorry, I can't help with that.", 5, None, "refusal"),
+    ("A or C.", 5, None, "two letters offered"),
+    ("The answer is A or C.", 5, None, "tagged answer names two options"),
+    ("The answer is B and D.", 5, None, "tagged answer names two options with 'and'"),
+    ("(A) and (C) both seem plausible.", 5, None, "two marked mentions, no decision"),
+    ("A person is walking in the video.", 5, None, "article 'A' is not option A"),
+    ("A man picks something up.", 5, None, "article at sentence start"),
+    ("There is not enough information.", 5, None, "no option"),
+    ("None of the above.", 5, None, "'none of the above' is not an option"),
+    ("The video shows a kitchen.", 5, None, "description without an answer"),
+    ("42", 5, None, "number without numbered options"),
+    ("The answer is 3.", 5, None, "number in letter mode"),
+    ("Answer: Z", 5, None, "tag with invalid letter"),
+    ("Answer: unknown", 5, None, "tag without an option"),
+    ("I think it might be something else entirely.", 5, None, "hedge without option"),
+    ("Options (A), (B), (C), (D) and (E) are listed.", 5, None, "all options listed"),
+    ("B or maybe D", 5, None, "hedged between two letters"),
+    ("F) something", 5, None, "leading label outside range"),
+    # Minerva-Ego style numbered options
+    ("(3)", 5, "C", "numbered: parenthesised number"),
+    ("3", 5, "C", "numbered: bare number"),
+    ("Answer: (2)", 5, "B", "numbered: tagged number"),
+    ("The answer is 5.", 5, "E", "numbered: 'the answer is 5'"),
+    ("Final answer: option 4", 5, "D", "numbered: 'option 4'"),
+    ("(1) the knife", 5, "A", "numbered: leading label with text"),
+    ("6", 5, None, "numbered: out of range"),
+    ("0", 5, None, "numbered: zero is not an option"),
+    ("B", 5, "B", "numbered: a letter is read by position"),
+    (
+        "1. I see the kettle.\n2. It boils.\nAnswer: (4)",
+        5,
+        "D",
+        "numbered reasoning steps then tagged answer",
+    ),
+    ("(2) or (4)", 5, None, "numbered: two options"),
+    ("<answer>5</answer>", 5, "E", "numbered: answer tag"),
+]
+
+NUMBERED = {case[3] for case in CASES if case[3].startswith("numbered")}
+
+# the same question answered in many house styles, for every letter
+STYLES = [
+    ("{L}", "bare letter"),
+    ("({L})", "parenthesised"),
+    ("Answer: {L}", "answer tag"),
+    ("The answer is {L}.", "sentence"),
+    ("**{L}**", "bold"),
+    ("<answer>{L}</answer>", "answer tags"),
+    ('{{"Answer": "{L}"}}', "json"),
+    ("Final answer: ({L})", "final answer"),
+]
+GENERATED = [
+    (style.format(L=letter), 5, letter, f"{name}, letter {letter}")
+    for style, name in STYLES
+    for letter in "ABCDE"
+]
+
+
+@pytest.mark.parametrize(("reply", "n", "expected", "reason"), CASES + GENERATED, ids=lambda v: str(v)[:40])
+def test_table(reply, n, expected, reason):
+    numbered = reason in NUMBERED
+    choices = FIVE if n == 5 else SIX if n == 6 else None
+    result = extract_choice(reply, n, choices=choices, numbered=numbered)
+    assert result.letter == expected, f"{reason}: got {result.letter} by {result.rule} ({result.reason})"
+
+
+def test_the_table_is_broad():
+    assert len(CASES) + len(GENERATED) >= 150
+    assert sum(1 for case in CASES if case[2] is None) >= 25
+
+
+def test_rules_are_reported():
+    assert extract_choice("The answer is B.", 5).rule == "tagged"
+    assert extract_choice("(C)", 5).rule == "bare"
+    assert extract_choice("B) the red pepper", 5, choices=FIVE).rule == "leading"
+    assert extract_choice("a wooden spoon", 5, choices=FIVE).rule == "option_text"
+    abstained = extract_choice("A or C.", 5)
+    assert abstained.choice is None and abstained.rule == "abstain" and abstained.reason
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        extract_choice("A", 1)
+    with pytest.raises(ValueError):
+        extract_choice("A", 5, choices=["x", "y"])
+
+
+def test_cli_reads_and_writes_jsonl():
+    lines = [{"response": "The answer is (B)."}, {"response": "no idea"}, {"response": "D"}]
+    result = subprocess.run(
+        [sys.executable, "-m", "vqakit", "extract", "--choices", "5"],
+        input="\n".join(json.dumps(line) for line in lines) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert [json.loads(line) for line in result.stdout.splitlines()] == [
+        {"choice": "B"},
+        {"choice": None},
+        {"choice": "D"},
+    ]
+
+
+def test_cli_names_the_bad_line():
+    result = subprocess.run(
+        [sys.executable, "-m", "vqakit", "extract", "--choices", "5"],
+        input='{"response": "A"}\nnot json\n',
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1 and "line 2" in result.stderr and "Traceback" not in result.stderr
