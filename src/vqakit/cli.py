@@ -5,6 +5,7 @@ Library modules are imported inside each command so that `vqakit --help` stays f
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -241,3 +242,100 @@ def extract(n_choices: int, numbered: bool) -> None:
             ) from None
         result = extract_choice(response, n_choices, choices=record.get("choices"), numbered=numbered)
         click.echo(json.dumps({"choice": result.letter}))
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("#")[-1])[-60:].strip("_") or "model"
+
+
+@main.command(name="eval")
+@click.argument("bench")
+@click.option(
+    "--model", "model_spec", help="Model spec (see `vqakit models`). Without it, offline baselines run."
+)
+@click.option("--method", default=None, help="direct (default with a model), blind, random, text-similarity.")
+@click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
+@click.option("--short-side", type=int, help="Resize frames so the short side has PX pixels.")
+@click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, open_short).")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
+)
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
+@click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
+@click.option("--new-run", is_flag=True, help="Start a fresh run folder when the config changed.")
+def eval_command(
+    bench: str,
+    model_spec: str | None,
+    method: str | None,
+    frames: str | None,
+    short_side: int | None,
+    prompt: str | None,
+    out: Path | None,
+    concurrency: int,
+    limit: int | None,
+    new_run: bool,
+) -> None:
+    """Run a method over BENCH and score it; rerunning the same command resumes."""
+    from rich.progress import Progress
+
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.methods._base import NEEDS_MODEL
+    from vqakit.runner import EvalConfig, RunConfigError, run_eval
+
+    name = load_benchmark(bench).card.name
+    if model_spec is None:
+        methods = [method] if method else ["random", "text-similarity"]
+        if "text-similarity" in methods and importlib.util.find_spec("sentence_transformers") is None:
+            if method:
+                raise click.UsageError("text-similarity needs the embed extra: pip install 'vqakit[embed]'")
+            click.echo("Skipping text-similarity: it needs the embed extra (pip install 'vqakit[embed]').")
+            methods.remove("text-similarity")
+        needing = [m for m in methods if m in NEEDS_MODEL]
+        if needing:
+            raise click.UsageError(f"method {needing[0]} needs --model (see `vqakit models`)")
+        click.echo(
+            "No --model given: running the offline baselines " + ", ".join(methods) + ". These are "
+            "baselines, not a model's results; pass e.g. --model openai-compatible:http://localhost:8000/v1#MODEL."
+        )
+    else:
+        methods = [method or "direct"]
+    for chosen in methods:
+        folder = (
+            out
+            if out is not None and len(methods) == 1
+            else (out or Path("runs"))
+            / (f"{name}-{chosen}" + (f"-{_slug(model_spec)}" if model_spec else ""))
+        )
+        config = EvalConfig(
+            bench=bench,
+            method=chosen,
+            model=model_spec,
+            frames=frames,
+            short_side=short_side,
+            prompt=prompt,
+            concurrency=concurrency,
+            limit=limit,
+        )
+        with Progress(transient=True) as progress:
+            task = progress.add_task(f"{chosen}", total=None)
+            try:
+                outcome = run_eval(
+                    config,
+                    folder,
+                    new_run=new_run,
+                    on_progress=lambda done, total, task=task: progress.update(
+                        task, completed=done, total=total
+                    ),
+                )
+            except RunConfigError as error:
+                raise click.ClickException(str(error)) from None
+        overall = outcome.results["overall"]
+        accuracy = "n/a" if overall["accuracy"] is None else f"{100 * overall['accuracy']:.1f}%"
+        low, high = overall["ci95"]
+        interval = "" if overall["accuracy"] is None else f" [95% CI {100 * low:.1f}-{100 * high:.1f}]"
+        click.echo(
+            f"{chosen}: accuracy {accuracy}{interval} on {overall['n']} MCQ samples "
+            f"({outcome.finished_before} resumed, {outcome.ran} run) -> {outcome.folder}"
+        )

@@ -109,6 +109,9 @@ class TextEmbedder(_Embedder):
         device: str = "cpu",
     ) -> None:
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # no weight-loading bars in run output
 
         self.spec, self.batch_size, self.cache = spec, batch_size, cache
         if spec == "minilm":

@@ -15,6 +15,7 @@ from vqakit.schema._folder import (
     load_folder,
     safe_media_path,
 )
+from vqakit.schema._prediction import Prediction, PredictionError
 from vqakit.schema._sample import Metadata, ObjectTrack, Sample, TrackPoint, VideoRef
 from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times, parse_clock, parse_trace
@@ -34,6 +35,8 @@ __all__ = [
     "ObjectRef",
     "ObjectTrack",
     "Passage",
+    "Prediction",
+    "PredictionError",
     "Problem",
     "Protocol",
     "Sample",

@@ -1,0 +1,254 @@
+"""Run a method over a benchmark into a run folder that survives being killed at any moment.
+
+Run folder:
+    config.yaml        everything needed to rerun (and what a resumed run must match)
+    manifest.json      package versions, prompt hashes, benchmark hash
+    predictions.jsonl  one line per finished sample, appended, flushed and fsynced at once
+    scores.jsonl       per-sample scores (rewritten from predictions at the end)
+    results.json       accuracy overall and per group with bootstrap intervals, letter counts
+
+Resume: the same command on the same folder skips samples already in predictions.jsonl. A
+line cut short by a kill is dropped on restart (it is the only line that can be partial,
+since each line is written with one call and synced). A changed config is refused with a
+diff of the two configs unless `new_run=True`, which starts a fresh folder beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import json
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from vqakit.benchmarks import load_benchmark
+from vqakit.methods import MethodContext, get_method
+from vqakit.prompts import prompt_hash, prompt_names
+from vqakit.schema import Benchmark, Prediction, PredictionError
+from vqakit.scoring import score_sample, summarise
+
+RESUMABLE_FIELDS = ("concurrency", "limit")  # may change between a run and its resumption
+
+
+class EvalConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bench: str
+    method: str = "direct"
+    model: str | None = None
+    frames: str | None = None  # None: the benchmark protocol's
+    short_side: int | None = None
+    prompt: str | None = None
+    concurrency: int = 8
+    limit: int | None = None
+    seed: int = 0
+
+
+class RunConfigError(Exception):
+    """The run folder holds a run with a different configuration."""
+
+
+@dataclass
+class RunOutcome:
+    folder: Path
+    finished_before: int  # predictions found when the run started
+    ran: int  # predictions added by this call
+    results: dict[str, Any]
+
+
+def benchmark_hash(benchmark: Benchmark) -> str:
+    digest = hashlib.sha256()
+    for name in ("benchmark.yaml", "samples.jsonl", "corpus/clips.jsonl", "corpus/passages.jsonl"):
+        path = benchmark.root / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _versions() -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    for package in ("vqakit", "numpy", "av", "pydantic", "pillow", "aiohttp", "torch", "transformers"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+class PredictionLog:
+    """Append-only predictions.jsonl that never loses or duplicates a finished sample."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.finished: dict[str, Prediction] = {}
+        if path.exists():
+            self._load()
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+
+    def _load(self) -> None:
+        raw = self.path.read_bytes()
+        good_end = 0
+        for line in raw.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break  # cut short by a kill: dropped below
+            try:
+                prediction = Prediction.model_validate_json(line)
+            except ValueError:
+                break
+            self.finished.setdefault(prediction.sample_id, prediction)
+            good_end += len(line)
+        if good_end < len(raw):
+            with open(self.path, "r+b") as handle:
+                handle.truncate(good_end)
+
+    def append(self, prediction: Prediction) -> None:
+        if prediction.sample_id in self.finished:
+            return
+        self._handle.write(prediction.model_dump_json() + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self.finished[prediction.sample_id] = prediction
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def _identity(config: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in config.items() if key not in RESUMABLE_FIELDS}
+
+
+def _check_or_write_config(folder: Path, config: dict[str, Any]) -> None:
+    path = folder / "config.yaml"
+    if path.exists():
+        saved = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if _identity(saved) != _identity(config):
+            diff = "\n".join(
+                difflib.unified_diff(
+                    yaml.safe_dump(_identity(saved), sort_keys=True).splitlines(),
+                    yaml.safe_dump(_identity(config), sort_keys=True).splitlines(),
+                    "saved config.yaml",
+                    "this run",
+                    lineterm="",
+                )
+            )
+            raise RunConfigError(
+                f"{folder} holds a run with another configuration; pass --new-run to start a fresh one "
+                f"beside it, or choose another --out.\n{diff}"
+            )
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def _fresh_folder(folder: Path) -> Path:
+    number = 2
+    while (candidate := folder.with_name(f"{folder.name}-{number}")).exists():
+        number += 1
+    return candidate
+
+
+def run_eval(
+    config: EvalConfig,
+    out: str | Path,
+    *,
+    new_run: bool = False,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RunOutcome:
+    """Run `config` into folder `out` (resuming what is there), then score it."""
+    benchmark = load_benchmark(config.bench)
+    protocol = benchmark.card.protocol.model_copy(
+        update={
+            key: value
+            for key, value in (
+                ("frames", config.frames),
+                ("short_side", config.short_side),
+                ("prompt", config.prompt),
+            )
+            if value is not None
+        }
+    )
+    method = get_method(config.method)
+    folder = Path(out)
+    saved = {
+        **config.model_dump(),
+        "protocol": protocol.model_dump(),
+        "benchmark_hash": benchmark_hash(benchmark),
+    }
+    if new_run and (folder / "config.yaml").exists():
+        folder = _fresh_folder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    _check_or_write_config(folder, saved)
+    manifest = {
+        "versions": _versions(),
+        "benchmark": str(benchmark.root),
+        "benchmark_hash": saved["benchmark_hash"],
+        "prompt_hashes": {name: prompt_hash(name) for name in prompt_names()},
+    }
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+
+    samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+    log = PredictionLog(folder / "predictions.jsonl")
+    finished_before = sum(1 for s in samples if s.id in log.finished)
+    todo = [s for s in samples if s.id not in log.finished]
+    model = None
+    if config.model is not None:
+        from vqakit.models import Model
+
+        model = Model(config.model, concurrency=config.concurrency)
+    context = MethodContext(root=benchmark.root, protocol=protocol, model=model, seed=config.seed)
+
+    async def run_all() -> None:
+        gate = asyncio.Semaphore(max(1, config.concurrency))
+        done = finished_before
+
+        async def one(sample: Any) -> None:
+            nonlocal done
+            async with gate:
+                try:
+                    prediction = await method(sample, context)
+                except Exception as error:
+                    prediction = Prediction(
+                        sample_id=sample.id,
+                        method=config.method,
+                        model=config.model,
+                        error=PredictionError(type="method", message=f"{type(error).__name__}: {error}"),
+                    )
+            log.append(prediction)
+            done += 1
+            if on_progress:
+                on_progress(done, len(samples))
+
+        try:
+            await asyncio.gather(*(one(sample) for sample in todo))
+        finally:
+            if model is not None:
+                await model.aclose()
+
+    try:
+        asyncio.run(run_all())
+    finally:
+        log.close()
+    return RunOutcome(
+        folder, finished_before, len(todo), write_scores(folder, benchmark, samples, log.finished)
+    )
+
+
+def write_scores(
+    folder: Path, benchmark: Benchmark, samples: list, predictions: dict[str, Prediction]
+) -> dict:
+    rows = [score_sample(sample, predictions[sample.id]) for sample in samples if sample.id in predictions]
+    with open(folder / "scores.jsonl", "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    results = summarise([s for s in samples if s.id in predictions], rows)
+    results["benchmark"] = benchmark.card.name
+    (folder / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return results

@@ -1,0 +1,88 @@
+"""Per-sample scores and run-level results: accuracy, groups, bootstrap intervals, letters.
+
+MCQ: a sample is correct when the extracted choice equals the gold index; abstentions and
+failed calls count as wrong and are reported separately. Open-ended samples need a judge
+model and are counted as unscored here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+import numpy as np
+
+from vqakit.schema import Prediction, Sample
+from vqakit.scoring._extract import LETTERS
+
+DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
+
+
+def score_sample(sample: Sample, prediction: Prediction) -> dict[str, Any]:
+    row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
+    if not sample.is_mcq:
+        return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
+    if prediction.error is not None:
+        return {**row, "correct": False, "status": f"error: {prediction.error.type}"}
+    if prediction.choice is None:
+        return {**row, "correct": False, "status": "abstained"}
+    return {
+        **row,
+        "correct": prediction.choice == sample.answer,
+        "status": "answered",
+        "chosen": LETTERS[prediction.choice],
+        "gold": LETTERS[int(sample.answer)],
+    }
+
+
+def bootstrap_interval(values: list[float], *, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the mean."""
+    if not values:
+        return (float("nan"), float("nan"))
+    data = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _summary(values: list[float]) -> dict[str, Any]:
+    low, high = bootstrap_interval(values)
+    return {"n": len(values), "accuracy": float(np.mean(values)) if values else None, "ci95": [low, high]}
+
+
+def _group_keys(sample: Sample, group: str) -> list[str]:
+    meta = sample.metadata
+    if group == "skills":
+        return list(meta.skills)
+    if group == "hop_grounding":
+        return [f"{meta.hop}-hop {meta.grounding}"] if meta.hop and meta.grounding else []
+    value = getattr(meta, group, None)
+    if value is None and meta.model_extra:
+        value = meta.model_extra.get(group)
+    return [str(value)] if value is not None else []
+
+
+def summarise(
+    samples: list[Sample], scores: list[dict[str, Any]], groups: tuple[str, ...] = DEFAULT_GROUPS
+) -> dict:
+    by_id = {s.id: s for s in samples}
+    scored = [row for row in scores if row["correct"] is not None]
+    values = [float(row["correct"]) for row in scored]
+    results: dict[str, Any] = {
+        "overall": _summary(values),
+        "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
+        "groups": {},
+    }
+    for group in groups:
+        buckets: dict[str, list[float]] = defaultdict(list)
+        for row in scored:
+            for key in _group_keys(by_id[row["sample_id"]], group):
+                buckets[key].append(float(row["correct"]))
+        if buckets:
+            results["groups"][group] = {key: _summary(v) for key, v in sorted(buckets.items())}
+    results["letters"] = {
+        "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
+        "gold": dict(sorted(Counter(LETTERS[int(by_id[row["sample_id"]].answer)] for row in scored).items())),
+    }
+    return results

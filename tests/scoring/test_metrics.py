@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+from vqakit.schema import Prediction, PredictionError, Sample
+from vqakit.scoring import bootstrap_interval, score_sample, summarise
+
+
+def mcq(sample_id: str, answer: int, **metadata) -> Sample:
+    return Sample(
+        id=sample_id,
+        question="q",
+        videos=[{"path": "v.mp4"}],
+        choices=["a", "b", "c"],
+        answer=answer,
+        metadata=metadata,
+    )
+
+
+def test_bootstrap_interval():
+    assert bootstrap_interval([1.0] * 20) == (1.0, 1.0)
+    low, high = bootstrap_interval([1.0] * 50 + [0.0] * 50)
+    assert 0.38 < low < 0.5 < high < 0.62
+    assert bootstrap_interval([1.0, 0.0], seed=3) == bootstrap_interval([1.0, 0.0], seed=3)
+
+
+def test_scores_and_groups():
+    samples = [
+        mcq("a", 0, category="x", skills=["count", "ocr"]),
+        mcq("b", 1, category="x", skills=["count"]),
+        mcq("c", 2, category="y", hop=2, grounding="local"),
+        Sample(id="d", question="open?", videos=[{"path": "v.mp4"}], answer="text"),
+    ]
+    predictions = {
+        "a": Prediction(sample_id="a", method="m", choice=0),
+        "b": Prediction(sample_id="b", method="m", choice=None, extraction="no option"),
+        "c": Prediction(sample_id="c", method="m", error=PredictionError(type="timeout", message="slow")),
+        "d": Prediction(sample_id="d", method="m", reply="something"),
+    }
+    rows = [score_sample(s, predictions[s.id]) for s in samples]
+    assert [r["status"] for r in rows] == [
+        "answered",
+        "abstained",
+        "error: timeout",
+        "unscored (open-ended needs a judge)",
+    ]
+    results = summarise(samples, rows)
+    assert results["overall"]["n"] == 3 and results["overall"]["accuracy"] == pytest.approx(1 / 3)
+    assert results["counts"] == {
+        "answered": 1,
+        "abstained": 1,
+        "error": 1,
+        "unscored (open-ended needs a judge)": 1,
+    }
+    assert (
+        results["groups"]["category"]["x"]["n"] == 2 and results["groups"]["category"]["x"]["accuracy"] == 0.5
+    )
+    assert (
+        results["groups"]["skills"]["count"]["n"] == 2
+        and results["groups"]["skills"]["ocr"]["accuracy"] == 1.0
+    )
+    assert results["groups"]["hop_grounding"] == {
+        "2-hop local": {"n": 1, "accuracy": 0.0, "ci95": [0.0, 0.0]}
+    }
+    assert results["letters"] == {"chosen": {"A": 1}, "gold": {"A": 1, "B": 1, "C": 1}}
