@@ -9,7 +9,10 @@ data that rendered them, so they are right to the pixel.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
+import re
 import sys
 from pathlib import Path
 
@@ -928,6 +931,30 @@ SAMPLES = [
 ]
 
 
+def balance_letters(sample: dict, slot: int) -> dict:
+    """Put the gold option at position `slot` (mod the option count) and shuffle the others with
+    a seed from the sample id, so gold letters are spread evenly over A, B, C, ...
+
+    Options that read as an ordered scale (counts, times) keep their order; two-hop pair
+    indices follow their statements.
+    """
+    choices = sample.get("choices")
+    if not choices or all(re.fullmatch(r"[\d.]+( s)?", c) for c in choices):
+        return sample
+    others = [i for i in range(len(choices)) if i != sample["answer"]]
+    random.Random(hashlib.sha256(sample["id"].encode()).digest()).shuffle(others)
+    order = others[:]
+    order.insert(slot % len(choices), sample["answer"])
+    new_index = {old: new for new, old in enumerate(order)}
+    shuffled = {**sample, "choices": [choices[i] for i in order], "answer": new_index[sample["answer"]]}
+    pairs = sample.get("metadata", {}).get("pairs")
+    if pairs:
+        remapped = [{**pair, "counterfactual": new_index[pair["counterfactual"]], "factual": new_index[pair["factual"]]}
+                    for pair in pairs]
+        shuffled["metadata"] = {**sample["metadata"], "pairs": remapped}
+    return shuffled
+
+
 def write_jsonl(path: Path, records: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
@@ -941,7 +968,7 @@ def main() -> int:
         [{**p, "source": "written for vqakit's sample benchmark"} for p in PASSAGES],
     )
     write_jsonl(ROOT / "corpus/clips.jsonl", CLIPS)
-    write_jsonl(ROOT / "samples.jsonl", SAMPLES)
+    write_jsonl(ROOT / "samples.jsonl", [balance_letters(sample, slot) for slot, sample in enumerate(SAMPLES)])
     print(f"wrote {len(SAMPLES)} samples, {len(CLIPS)} clips, {len(PASSAGES)} passages under {ROOT}")
     return 0
 

@@ -339,3 +339,45 @@ def eval_command(
             f"{chosen}: accuracy {accuracy}{interval} on {overall['n']} MCQ samples "
             f"({outcome.finished_before} resumed, {outcome.ran} run) -> {outcome.folder}"
         )
+
+
+@main.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
+    """Paired comparison of two runs over the same benchmark, overall and per group.
+
+    Prints accuracy of A and B, the difference B - A with a 95% paired bootstrap interval,
+    and the exact McNemar p-value on the samples where exactly one run was right.
+    """
+    import yaml
+
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.scoring import compare_runs
+
+    configs = [yaml.safe_load((run / "config.yaml").read_text()) for run in (run_a, run_b)]
+    if configs[0]["benchmark_hash"] != configs[1]["benchmark_hash"]:
+        raise click.ClickException("the runs were made on different benchmark data (benchmark_hash differs)")
+    scores = [[json.loads(line) for line in (run / "scores.jsonl").open()] for run in (run_a, run_b)]
+    try:
+        result = compare_runs(load_benchmark(configs[0]["bench"]).samples, *scores)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+        return
+    click.echo(f"A = {run_a}\nB = {run_b}")
+    click.echo(f"{'group':<34}{'n':>5}{'A':>8}{'B':>8}{'B-A':>8}{'95% CI':>18}{'McNemar p':>11}")
+    rows = [("overall", result["overall"])] + [
+        (f"{group}: {key}", summary)
+        for group, buckets in result["groups"].items()
+        for key, summary in buckets.items()
+    ]
+    for label, row in rows:
+        low, high = row["ci95"]
+        click.echo(
+            f"{label[:33]:<34}{row['n']:>5}{100 * row['accuracy_a']:>7.1f}%{100 * row['accuracy_b']:>7.1f}%"
+            f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
+            f"{row['mcnemar_p']:>11.3f}"
+        )

@@ -123,17 +123,26 @@ def test_kill_9_twenty_times_loses_and_duplicates_nothing(tmp_path, replies, sam
     ]
     rng = random.Random(7)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    log = out / "predictions.jsonl"
+    total = len(sample_bench.samples)
+
+    def finished() -> int:
+        return len(log.read_bytes().split(b"\n")) - 1 if log.exists() else 0
+
     progress = []
     for _ in range(20):
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        time.sleep(rng.uniform(0.5, 2.0))
+        # wait until this round has added a random number of predictions (or the run ends),
+        # then kill at a random moment after that, possibly in the middle of a write
+        target = min(total, finished() + rng.randint(1, 3))
+        deadline = time.monotonic() + 60
+        while finished() < target and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0, 0.15))
         process.send_signal(signal.SIGKILL)
         process.wait()
-        log = out / "predictions.jsonl"
-        progress.append(len(log.read_text().splitlines()) if log.exists() else 0)
-    # the kills really landed mid-run: the count grew over several rounds before the end
-    total = len(sample_bench.samples)
-    assert sum(1 for a, b in itertools.pairwise(progress) if a < b < total) >= 3, progress
+        progress.append(finished())
+    assert sum(1 for a, b in itertools.pairwise(progress) if a < b < total) >= 10, progress
     final = subprocess.run(command, capture_output=True, text=True, env=env)
     assert final.returncode == 0, final.stderr
     ids = [json.loads(line)["sample_id"] for line in (out / "predictions.jsonl").read_text().splitlines()]

@@ -6,6 +6,7 @@ Run folder:
     predictions.jsonl  one line per finished sample, appended, flushed and fsynced at once
     scores.jsonl       per-sample scores (rewritten from predictions at the end)
     results.json       accuracy overall and per group with bootstrap intervals, letter counts
+    report.html        the same for people, with a sample browser (vqakit.report)
 
 Resume: the same command on the same folder skips samples already in predictions.jsonl. A
 line cut short by a kill is dropped on restart (it is the only line that can be partial,
@@ -33,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from vqakit.benchmarks import load_benchmark
 from vqakit.methods import MethodContext, get_method
 from vqakit.prompts import prompt_hash, prompt_names
+from vqakit.report import write_report
 from vqakit.schema import Benchmark, Prediction, PredictionError
 from vqakit.scoring import score_sample, summarise
 
@@ -251,4 +253,5 @@ def write_scores(
     results = summarise([s for s in samples if s.id in predictions], rows)
     results["benchmark"] = benchmark.card.name
     (folder / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    write_report(folder, benchmark)
     return results
