@@ -265,6 +265,8 @@ def _slug(text: str) -> str:
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
 @click.option("--new-run", is_flag=True, help="Start a fresh run folder when the config changed.")
+@click.option("--judge", "judge_spec", help="Model that grades open-ended answers yes/no.")
+@click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 def eval_command(
     bench: str,
     model_spec: str | None,
@@ -276,6 +278,8 @@ def eval_command(
     concurrency: int,
     limit: int | None,
     new_run: bool,
+    judge_spec: str | None,
+    extractor_spec: str | None,
 ) -> None:
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from rich.progress import Progress
@@ -317,6 +321,8 @@ def eval_command(
             prompt=prompt,
             concurrency=concurrency,
             limit=limit,
+            judge=judge_spec,
+            extractor=extractor_spec,
         )
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{chosen}", total=None)

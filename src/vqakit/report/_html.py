@@ -165,6 +165,10 @@ def _sample_card(benchmark: Benchmark, sample: Sample, prediction: Prediction, s
     if prediction.reply is not None:
         lines.append(f'<div class="reply">{_e(prediction.reply)}</div>')
     detail = prediction.extraction or ""
+    if score.get("extracted_by") == "model extractor":
+        detail = f"read by the model extractor ({detail})"
+    if "judge_raw" in score:
+        detail = f"judge said: {score['judge_raw']}"
     if prediction.error is not None:
         detail = f"error {prediction.error.type}: {prediction.error.message}"
     lines.append(f'<div class="meta">{_e(detail)}</div></div>')

@@ -6,6 +6,8 @@ Run folder:
     predictions.jsonl  one line per finished sample, appended, flushed and fsynced at once
     scores.jsonl       per-sample scores (rewritten from predictions at the end)
     results.json       accuracy overall and per group with bootstrap intervals, letter counts
+    judgments.jsonl    second passes, when asked: a judge's yes/no on open-ended answers,
+                       a model's reading of MCQ replies the rules abstained on (raw replies kept)
     report.html        the same for people, with a sample browser (vqakit.report)
 
 Resume: the same command on the same folder skips samples already in predictions.jsonl. A
@@ -53,6 +55,8 @@ class EvalConfig(BaseModel):
     concurrency: int = 8
     limit: int | None = None
     seed: int = 0
+    judge: str | None = None  # model that grades open-ended answers yes/no
+    extractor: str | None = None  # model that reads MCQ replies the rules abstained on
 
 
 class RunConfigError(Exception):
@@ -87,38 +91,62 @@ def _versions() -> dict[str, str]:
     return found
 
 
+def complete_lines(path: Path, parse: Callable[[bytes], Any]) -> list[Any]:
+    """Records of an append-only JSONL file; a last line cut short by a kill (no newline, or
+    unparseable) is removed from the file so that appending can go on cleanly."""
+    raw = path.read_bytes() if path.exists() else b""
+    records, good_end = [], 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            records.append(parse(line))
+        except ValueError:
+            break
+        good_end += len(line)
+    if good_end < len(raw):
+        with open(path, "r+b") as handle:
+            handle.truncate(good_end)
+    return records
+
+
+def _append_synced(handle: Any, line: str) -> None:
+    handle.write(line + "\n")
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+class JudgmentLog:
+    """Append-only judgments.jsonl of second passes, one per sample, safe against kills."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records: dict[str, dict[str, Any]] = {}
+        for record in complete_lines(path, json.loads):
+            self.records.setdefault(record["sample_id"], record)
+
+    def append(self, record: dict[str, Any]) -> None:
+        if record["sample_id"] in self.records:
+            return
+        with open(self.path, "a", encoding="utf-8") as handle:
+            _append_synced(handle, json.dumps(record))
+        self.records[record["sample_id"]] = record
+
+
 class PredictionLog:
     """Append-only predictions.jsonl that never loses or duplicates a finished sample."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.finished: dict[str, Prediction] = {}
-        if path.exists():
-            self._load()
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
-
-    def _load(self) -> None:
-        raw = self.path.read_bytes()
-        good_end = 0
-        for line in raw.splitlines(keepends=True):
-            if not line.endswith(b"\n"):
-                break  # cut short by a kill: dropped below
-            try:
-                prediction = Prediction.model_validate_json(line)
-            except ValueError:
-                break
+        for prediction in complete_lines(path, Prediction.model_validate_json):
             self.finished.setdefault(prediction.sample_id, prediction)
-            good_end += len(line)
-        if good_end < len(raw):
-            with open(self.path, "r+b") as handle:
-                handle.truncate(good_end)
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
     def append(self, prediction: Prediction) -> None:
         if prediction.sample_id in self.finished:
             return
-        self._handle.write(prediction.model_dump_json() + "\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
+        _append_synced(self._handle, prediction.model_dump_json())
         self.finished[prediction.sample_id] = prediction
 
     def close(self) -> None:
@@ -238,15 +266,55 @@ def run_eval(
         asyncio.run(run_all())
     finally:
         log.close()
-    return RunOutcome(
-        folder, finished_before, len(todo), write_scores(folder, benchmark, samples, log.finished)
-    )
+    judgments = JudgmentLog(folder / "judgments.jsonl")
+    if config.judge or config.extractor:
+        asyncio.run(_second_pass(config, samples, log.finished, judgments))
+    results = write_scores(folder, benchmark, samples, log.finished, judgments.records)
+    return RunOutcome(folder, finished_before, len(todo), results)
+
+
+async def _second_pass(
+    config: EvalConfig, samples: list, predictions: dict[str, Prediction], judgments: JudgmentLog
+) -> None:
+    """Judge open-ended replies and re-read abstained MCQ replies with models, resumably."""
+    from vqakit.models import Model
+    from vqakit.scoring import extract_with_model, judge_open
+
+    judge = Model(config.judge, concurrency=config.concurrency) if config.judge else None
+    extractor = Model(config.extractor, concurrency=config.concurrency) if config.extractor else None
+
+    async def one(sample: Any) -> None:
+        prediction = predictions.get(sample.id)
+        if prediction is None or prediction.error is not None or prediction.reply is None:
+            return
+        if sample.id in judgments.records:
+            return
+        if not sample.is_mcq and judge is not None:
+            judgments.append(await judge_open(judge, sample, prediction))
+        elif sample.is_mcq and prediction.choice is None and extractor is not None:
+            judgments.append(await extract_with_model(extractor, sample, prediction))
+
+    try:
+        await asyncio.gather(*(one(sample) for sample in samples))
+    finally:
+        for model in (judge, extractor):
+            if model is not None:
+                await model.aclose()
 
 
 def write_scores(
-    folder: Path, benchmark: Benchmark, samples: list, predictions: dict[str, Prediction]
+    folder: Path,
+    benchmark: Benchmark,
+    samples: list,
+    predictions: dict[str, Prediction],
+    judgments: dict[str, dict[str, Any]] | None = None,
 ) -> dict:
-    rows = [score_sample(sample, predictions[sample.id]) for sample in samples if sample.id in predictions]
+    judgments = judgments or {}
+    rows = [
+        score_sample(sample, predictions[sample.id], judgments.get(sample.id))
+        for sample in samples
+        if sample.id in predictions
+    ]
     with open(folder / "scores.jsonl", "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")

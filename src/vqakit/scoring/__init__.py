@@ -2,6 +2,7 @@
 
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
+from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
 from vqakit.scoring._metrics import bootstrap_interval, score_sample, summarise
 
 __all__ = [
@@ -10,8 +11,11 @@ __all__ = [
     "bootstrap_interval",
     "compare_runs",
     "extract_choice",
+    "extract_with_model",
+    "judge_open",
     "mcnemar_exact",
     "paired_bootstrap",
+    "parse_verdict",
     "score_sample",
     "summarise",
 ]

@@ -18,19 +18,42 @@ from vqakit.scoring._extract import LETTERS
 DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
 
 
-def score_sample(sample: Sample, prediction: Prediction) -> dict[str, Any]:
+def score_sample(
+    sample: Sample, prediction: Prediction, second: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Score one prediction; `second` is a model-based second pass for it (judge or extractor)."""
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
-    if not sample.is_mcq:
-        return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
     if prediction.error is not None:
+        if not sample.is_mcq:
+            return {**row, "correct": None, "status": f"error: {prediction.error.type}"}
         return {**row, "correct": False, "status": f"error: {prediction.error.type}"}
-    if prediction.choice is None:
+    if not sample.is_mcq:
+        if second is None or second.get("kind") != "judge":
+            return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
+        if second["verdict"] is None:
+            return {
+                **row,
+                "correct": None,
+                "status": "unscored (judge gave no verdict)",
+                "judge_raw": second["raw"],
+            }
+        return {**row, "correct": bool(second["verdict"]), "status": "judged", "judge_raw": second["raw"]}
+    choice, how = prediction.choice, "rules"
+    if (
+        choice is None
+        and second is not None
+        and second.get("kind") == "extract"
+        and second["choice"] is not None
+    ):
+        choice, how = int(second["choice"]), "model extractor"
+    if choice is None:
         return {**row, "correct": False, "status": "abstained"}
     return {
         **row,
-        "correct": prediction.choice == sample.answer,
+        "correct": choice == sample.answer,
         "status": "answered",
-        "chosen": LETTERS[prediction.choice],
+        "extracted_by": how,
+        "chosen": LETTERS[choice],
         "gold": LETTERS[int(sample.answer)],
     }
 
@@ -83,6 +106,10 @@ def summarise(
             results["groups"][group] = {key: _summary(v) for key, v in sorted(buckets.items())}
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
-        "gold": dict(sorted(Counter(LETTERS[int(by_id[row["sample_id"]].answer)] for row in scored).items())),
+        "gold": dict(
+            sorted(
+                Counter(LETTERS[int(by_id[row["sample_id"]].answer)] for row in scored if row["mcq"]).items()
+            )
+        ),
     }
     return results
