@@ -387,3 +387,66 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
             f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
             f"{row['mcnemar_p']:>11.3f}"
         )
+
+
+@main.command()
+@click.argument("bench")
+@click.option("--model", "model_spec", required=True, help="Model spec (see `vqakit models`).")
+@click.option("--method", default="direct", show_default=True)
+@click.option(
+    "--frames", "frames_values", help="Frame specs to sweep: KIND:V1,V2,... e.g. uniform:0,1,8,16,64."
+)
+@click.option("--short-side", "short_side_values", help="Short sides to sweep: 224,448,...")
+@click.option("--prompt", "prompt_values", help="Prompt templates to sweep: mcq,mcq_reasoning")
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="Sweep folder (default runs/...)."
+)
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
+@click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
+def sweep(
+    bench: str,
+    model_spec: str,
+    method: str,
+    frames_values: str | None,
+    short_side_values: str | None,
+    prompt_values: str | None,
+    out: Path | None,
+    concurrency: int,
+    limit: int | None,
+) -> None:
+    """One run per value of one parameter; prints accuracy against the value and writes
+    sweep.json and sweep.html (each run keeps its own folder and report)."""
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.runner import EvalConfig, RunConfigError, expand_values, run_sweep
+
+    given = {
+        k: v
+        for k, v in (("frames", frames_values), ("short_side", short_side_values), ("prompt", prompt_values))
+        if v
+    }
+    if len(given) != 1:
+        raise click.UsageError("sweep exactly one of --frames, --short-side or --prompt")
+    ((parameter, text),) = given.items()
+    try:
+        values = expand_values(parameter, text)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    name = load_benchmark(bench).card.name
+    folder = out or Path("runs") / f"{name}-{method}-{_slug(model_spec)}-sweep-{parameter}"
+    base = EvalConfig(bench=bench, method=method, model=model_spec, concurrency=concurrency, limit=limit)
+    try:
+        outcomes = run_sweep(base, parameter, values, folder)
+    except (RunConfigError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"{parameter:<20}{'n':>5}{'accuracy':>10}{'95% CI':>16}")
+    for value, outcome in outcomes:
+        overall = outcome.results["overall"]
+        if overall["accuracy"] is None:
+            click.echo(f"{value!s:<20}{overall['n']:>5}{'n/a':>10}")
+            continue
+        low, high = overall["ci95"]
+        click.echo(
+            f"{value!s:<20}{overall['n']:>5}{100 * overall['accuracy']:>9.1f}%"
+            f"{f'{100 * low:.1f}-{100 * high:.1f}':>16}"
+        )
+    click.echo(f"-> {folder / 'sweep.html'}")

@@ -1,5 +1,16 @@
 """Running methods over benchmarks into resumable run folders (local engine)."""
 
 from vqakit.runner._run import EvalConfig, PredictionLog, RunConfigError, RunOutcome, benchmark_hash, run_eval
+from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
 
-__all__ = ["EvalConfig", "PredictionLog", "RunConfigError", "RunOutcome", "benchmark_hash", "run_eval"]
+__all__ = [
+    "SWEEPABLE",
+    "EvalConfig",
+    "PredictionLog",
+    "RunConfigError",
+    "RunOutcome",
+    "benchmark_hash",
+    "expand_values",
+    "run_eval",
+    "run_sweep",
+]
