@@ -26,6 +26,7 @@ import os
 import platform
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,7 @@ from vqakit.methods import MethodContext, get_method
 from vqakit.prompts import prompt_hash, prompt_names
 from vqakit.report import write_report
 from vqakit.schema import Benchmark, Prediction, PredictionError
-from vqakit.scoring import score_sample, summarise
+from vqakit.scoring import length_bucket, score_sample, summarise
 
 RESUMABLE_FIELDS = ("concurrency", "limit")  # may change between a run and its resumption
 
@@ -302,6 +303,27 @@ async def _second_pass(
                 await model.aclose()
 
 
+def _video_length(benchmark: Benchmark, sample: Any) -> float | None:
+    """Seconds of video a sample is about: its window, else the whole first video."""
+    if not sample.videos:
+        return None
+    ref = sample.videos[0]
+    if ref.start_s is not None and ref.end_s is not None:
+        return ref.end_s - ref.start_s
+    duration = _duration(str(benchmark.root / ref.path))
+    return None if duration is None else duration - (ref.start_s or 0.0)
+
+
+@lru_cache(maxsize=4096)
+def _duration(path: str) -> float | None:
+    from vqakit.video import VideoError, probe
+
+    try:
+        return probe(path).duration_s
+    except VideoError:
+        return None
+
+
 def write_scores(
     folder: Path,
     benchmark: Benchmark,
@@ -318,7 +340,14 @@ def write_scores(
     with open(folder / "scores.jsonl", "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
-    results = summarise([s for s in samples if s.id in predictions], rows)
+    lengths = {
+        sample.id: length_bucket(seconds)
+        for sample in samples
+        if (seconds := _video_length(benchmark, sample)) is not None
+    }
+    results = summarise(
+        [s for s in samples if s.id in predictions], rows, extra_groups={"video_length": lengths}
+    )
     results["benchmark"] = benchmark.card.name
     (folder / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     write_report(folder, benchmark)

@@ -3,7 +3,7 @@
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
 from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
-from vqakit.scoring._metrics import bootstrap_interval, score_sample, summarise
+from vqakit.scoring._metrics import bootstrap_interval, length_bucket, score_sample, summarise
 
 __all__ = [
     "LETTERS",
@@ -13,6 +13,7 @@ __all__ = [
     "extract_choice",
     "extract_with_model",
     "judge_open",
+    "length_bucket",
     "mcnemar_exact",
     "paired_bootstrap",
     "parse_verdict",

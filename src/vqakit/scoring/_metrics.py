@@ -86,9 +86,25 @@ def _group_keys(sample: Sample, group: str) -> list[str]:
     return [str(value)] if value is not None else []
 
 
+LENGTH_BUCKETS = ((60, "<1 min"), (180, "1-3 min"), (600, "3-10 min"), (1800, "10-30 min"))
+
+
+def length_bucket(seconds: float) -> str:
+    """Video-length bucket used for breakdowns."""
+    for limit, label in LENGTH_BUCKETS:
+        if seconds < limit:
+            return label
+    return "30+ min"
+
+
 def summarise(
-    samples: list[Sample], scores: list[dict[str, Any]], groups: tuple[str, ...] = DEFAULT_GROUPS
+    samples: list[Sample],
+    scores: list[dict[str, Any]],
+    groups: tuple[str, ...] = DEFAULT_GROUPS,
+    extra_groups: dict[str, dict[str, str]] | None = None,
 ) -> dict:
+    """Run-level results. `extra_groups` adds groupings computed outside the samples' metadata,
+    as {group name: {sample id: key}} (the runner adds video_length this way)."""
     by_id = {s.id: s for s in samples}
     scored = [row for row in scores if row["correct"] is not None]
     values = [float(row["correct"]) for row in scored]
@@ -104,6 +120,13 @@ def summarise(
                 buckets[key].append(float(row["correct"]))
         if buckets:
             results["groups"][group] = {key: _summary(v) for key, v in sorted(buckets.items())}
+    for group, keys in (extra_groups or {}).items():
+        extra: dict[str, list[float]] = defaultdict(list)
+        for row in scored:
+            if row["sample_id"] in keys:
+                extra[keys[row["sample_id"]]].append(float(row["correct"]))
+        if extra:
+            results["groups"][group] = {key: _summary(v) for key, v in sorted(extra.items())}
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
         "gold": dict(
