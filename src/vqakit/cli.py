@@ -265,6 +265,14 @@ def _slug(text: str) -> str:
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
 @click.option("--new-run", is_flag=True, help="Start a fresh run folder when the config changed.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="local: asyncio in this process; ray: samples as Ray tasks.",
+)
+@click.option("--ray-address", help="Ray cluster to use with --engine ray (default: a local instance).")
 @click.option("--judge", "judge_spec", help="Model that grades open-ended answers yes/no.")
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 def eval_command(
@@ -278,6 +286,8 @@ def eval_command(
     concurrency: int,
     limit: int | None,
     new_run: bool,
+    engine: str,
+    ray_address: str | None,
     judge_spec: str | None,
     extractor_spec: str | None,
 ) -> None:
@@ -323,6 +333,8 @@ def eval_command(
             limit=limit,
             judge=judge_spec,
             extractor=extractor_spec,
+            engine=engine,
+            ray_address=ray_address,
         )
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{chosen}", total=None)

@@ -1,6 +1,7 @@
-"""Running methods over benchmarks into resumable run folders (local engine)."""
+"""Running methods over benchmarks into resumable run folders (local or Ray engine)."""
 
-from vqakit.runner._run import EvalConfig, PredictionLog, RunConfigError, RunOutcome, benchmark_hash, run_eval
+from vqakit.runner._config import EvalConfig
+from vqakit.runner._run import PredictionLog, RunConfigError, RunOutcome, benchmark_hash, run_eval
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
 
 __all__ = [

@@ -32,32 +32,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict
 
 from vqakit.benchmarks import load_benchmark
-from vqakit.methods import MethodContext, get_method
+from vqakit.methods import get_method
 from vqakit.prompts import prompt_hash, prompt_names
 from vqakit.report import write_report
-from vqakit.schema import Benchmark, Prediction, PredictionError
+from vqakit.runner._config import RESUMABLE_FIELDS, EvalConfig
+from vqakit.runner._engines import run_local, run_ray
+from vqakit.schema import Benchmark, Prediction
 from vqakit.scoring import length_bucket, score_sample, summarise
-
-RESUMABLE_FIELDS = ("concurrency", "limit")  # may change between a run and its resumption
-
-
-class EvalConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    bench: str
-    method: str = "direct"
-    model: str | None = None
-    frames: str | None = None  # None: the benchmark protocol's
-    short_side: int | None = None
-    prompt: str | None = None
-    concurrency: int = 8
-    limit: int | None = None
-    seed: int = 0
-    judge: str | None = None  # model that grades open-ended answers yes/no
-    extractor: str | None = None  # model that reads MCQ replies the rules abstained on
 
 
 class RunConfigError(Exception):
@@ -206,7 +189,7 @@ def run_eval(
             if value is not None
         }
     )
-    method = get_method(config.method)
+    get_method(config.method)  # an unknown method fails before any folder is written
     folder = Path(out)
     saved = {
         **config.model_dump(),
@@ -229,42 +212,22 @@ def run_eval(
     log = PredictionLog(folder / "predictions.jsonl")
     finished_before = sum(1 for s in samples if s.id in log.finished)
     todo = [s for s in samples if s.id not in log.finished]
-    model = None
-    if config.model is not None:
-        from vqakit.models import Model
+    done = finished_before
 
-        model = Model(config.model, concurrency=config.concurrency)
-    context = MethodContext(root=benchmark.root, protocol=protocol, model=model, seed=config.seed)
-
-    async def run_all() -> None:
-        gate = asyncio.Semaphore(max(1, config.concurrency))
-        done = finished_before
-
-        async def one(sample: Any) -> None:
-            nonlocal done
-            async with gate:
-                try:
-                    prediction = await method(sample, context)
-                except Exception as error:
-                    prediction = Prediction(
-                        sample_id=sample.id,
-                        method=config.method,
-                        model=config.model,
-                        error=PredictionError(type="method", message=f"{type(error).__name__}: {error}"),
-                    )
-            log.append(prediction)
-            done += 1
-            if on_progress:
-                on_progress(done, len(samples))
-
-        try:
-            await asyncio.gather(*(one(sample) for sample in todo))
-        finally:
-            if model is not None:
-                await model.aclose()
+    def record(prediction: Prediction) -> None:
+        nonlocal done
+        log.append(prediction)
+        done += 1
+        if on_progress:
+            on_progress(done, len(samples))
 
     try:
-        asyncio.run(run_all())
+        if config.engine == "ray":
+            run_ray(todo, config, benchmark.root, protocol, record)
+        elif config.engine == "local":
+            run_local(todo, config, benchmark.root, protocol, record)
+        else:
+            raise ValueError(f"unknown engine {config.engine!r}: use local or ray")
     finally:
         log.close()
     judgments = JudgmentLog(folder / "judgments.jsonl")

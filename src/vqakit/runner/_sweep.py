@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vqakit.runner._run import EvalConfig, RunOutcome, run_eval
+from vqakit.runner._config import EvalConfig
+from vqakit.runner._run import RunOutcome, run_eval
 
 SWEEPABLE = ("frames", "short_side", "prompt")
 

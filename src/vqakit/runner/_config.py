@@ -1,0 +1,25 @@
+"""What a run is: the configuration saved as config.yaml."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+RESUMABLE_FIELDS = ("concurrency", "limit", "engine", "ray_address")  # may change when resuming
+
+
+class EvalConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bench: str
+    method: str = "direct"
+    model: str | None = None
+    frames: str | None = None  # None: the benchmark protocol's
+    short_side: int | None = None
+    prompt: str | None = None
+    concurrency: int = 8
+    limit: int | None = None
+    seed: int = 0
+    engine: str = "local"  # "local" (asyncio in this process) or "ray" (samples as Ray tasks)
+    ray_address: str | None = None  # existing Ray cluster; None starts a local instance
+    judge: str | None = None  # model that grades open-ended answers yes/no
+    extractor: str | None = None  # model that reads MCQ replies the rules abstained on

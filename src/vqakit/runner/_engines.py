@@ -1,0 +1,111 @@
+"""Engines: where the method runs over the samples still to do.
+
+- `local`: asyncio in this process, at most `concurrency` samples at a time.
+- `ray`: samples in small batches as Ray tasks, on a local instance or the cluster at
+  `ray_address`; each task runs the same async loop as the local engine and returns its
+  predictions, which the driver appends to the run folder as batches finish. Workers need
+  vqakit installed and the benchmark folder at the same path.
+Both call the same method with the same context, so predictions are the same (timings aside).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vqakit.methods import MethodContext, get_method
+from vqakit.runner._config import EvalConfig
+from vqakit.schema import Prediction, PredictionError, Protocol
+
+RAY_BATCH = 4
+
+
+async def predict(
+    samples: list[Any],
+    config: EvalConfig,
+    context: MethodContext,
+    on_prediction: Callable[[Prediction], None],
+) -> None:
+    """Run the method over samples, `concurrency` at a time; a failing sample becomes an error."""
+    method = get_method(config.method)
+    gate = asyncio.Semaphore(max(1, config.concurrency))
+
+    async def one(sample: Any) -> None:
+        async with gate:
+            try:
+                prediction = await method(sample, context)
+            except Exception as error:  # a failing sample must not stop the run
+                prediction = Prediction(
+                    sample_id=sample.id,
+                    method=config.method,
+                    model=config.model,
+                    error=PredictionError(type="method", message=f"{type(error).__name__}: {error}"),
+                )
+        on_prediction(prediction)
+
+    try:
+        await asyncio.gather(*(one(sample) for sample in samples))
+    finally:
+        if context.model is not None:
+            await context.model.aclose()
+
+
+def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContext:
+    model = None
+    if config.model is not None:
+        from vqakit.models import Model
+
+        model = Model(config.model, concurrency=config.concurrency)
+    return MethodContext(root=root, protocol=protocol, model=model, seed=config.seed)
+
+
+def run_local(
+    samples: list[Any],
+    config: EvalConfig,
+    root: Path,
+    protocol: Protocol,
+    on_prediction: Callable[[Prediction], None],
+) -> None:
+    asyncio.run(predict(samples, config, _context(config, root, protocol), on_prediction))
+
+
+def _predict_batch(config_json: str, root: str, protocol_json: str, samples_json: list[str]) -> list[str]:
+    """Body of one Ray task: plain strings in and out, so nothing but vqakit must be importable."""
+    from vqakit.schema import Sample
+
+    config = EvalConfig.model_validate_json(config_json)
+    samples = [Sample.model_validate_json(text) for text in samples_json]
+    found: list[Prediction] = []
+    context = _context(config, Path(root), Protocol.model_validate_json(protocol_json))
+    asyncio.run(predict(samples, config, context, found.append))
+    return [prediction.model_dump_json() for prediction in found]
+
+
+def run_ray(
+    samples: list[Any],
+    config: EvalConfig,
+    root: Path,
+    protocol: Protocol,
+    on_prediction: Callable[[Prediction], None],
+) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("the ray engine needs Ray: pip install 'vqakit[ray]'") from None
+    if not ray.is_initialized():
+        ray.init(
+            address=config.ray_address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
+        )
+    task = ray.remote(_predict_batch)
+    config_json, protocol_json = config.model_dump_json(), protocol.model_dump_json()
+    batches = [samples[i : i + RAY_BATCH] for i in range(0, len(samples), RAY_BATCH)]
+    pending = [
+        task.remote(config_json, str(root), protocol_json, [s.model_dump_json() for s in batch])
+        for batch in batches
+    ]
+    while pending:
+        finished, pending = ray.wait(pending, num_returns=1)
+        for text in ray.get(finished[0]):
+            on_prediction(Prediction.model_validate_json(text))
