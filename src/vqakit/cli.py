@@ -273,6 +273,7 @@ def _slug(text: str) -> str:
     help="local: asyncio in this process; ray: samples as Ray tasks.",
 )
 @click.option("--ray-address", help="Ray cluster to use with --engine ray (default: a local instance).")
+@click.option("--group-by", help="Extra metadata keys to break results down by, comma-separated.")
 @click.option("--judge", "judge_spec", help="Model that grades open-ended answers yes/no.")
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 def eval_command(
@@ -288,6 +289,7 @@ def eval_command(
     new_run: bool,
     engine: str,
     ray_address: str | None,
+    group_by: str | None,
     judge_spec: str | None,
     extractor_spec: str | None,
 ) -> None:
@@ -335,6 +337,7 @@ def eval_command(
             extractor=extractor_spec,
             engine=engine,
             ray_address=ray_address,
+            group_by=tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
         )
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{chosen}", total=None)

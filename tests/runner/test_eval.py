@@ -159,3 +159,11 @@ def test_kill_9_twenty_times_loses_and_duplicates_nothing(tmp_path, replies, sam
 def test_methods_that_need_a_model_say_so():
     result = vqakit("eval", "sample", "--method", "direct", timeout=60)
     assert result.returncode == 2 and "needs --model" in result.stderr
+
+
+def test_results_group_by_any_metadata_key(tmp_path):
+    outcome = run_eval(EvalConfig(bench="sample", method="random", group_by=("grounding", "hop")), tmp_path / "run")
+    groups = outcome.results["groups"]
+    assert {"category", "skills", "hop_grounding", "video_length", "grounding", "hop"} <= set(groups)
+    assert set(groups["grounding"]) == {"local", "temporal"}
+    assert sum(bucket["n"] for bucket in groups["video_length"].values()) == 36

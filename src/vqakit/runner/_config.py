@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-RESUMABLE_FIELDS = ("concurrency", "limit", "engine", "ray_address")  # may change when resuming
+RESUMABLE_FIELDS = ("concurrency", "limit", "engine", "ray_address", "group_by")  # may change when resuming
 
 
 class EvalConfig(BaseModel):
@@ -21,5 +21,6 @@ class EvalConfig(BaseModel):
     seed: int = 0
     engine: str = "local"  # "local" (asyncio in this process) or "ray" (samples as Ray tasks)
     ray_address: str | None = None  # existing Ray cluster; None starts a local instance
+    group_by: tuple[str, ...] = ()  # metadata keys to break results down by, beyond the defaults
     judge: str | None = None  # model that grades open-ended answers yes/no
     extractor: str | None = None  # model that reads MCQ replies the rules abstained on

@@ -40,7 +40,7 @@ from vqakit.report import write_report
 from vqakit.runner._config import RESUMABLE_FIELDS, EvalConfig
 from vqakit.runner._engines import run_local, run_ray
 from vqakit.schema import Benchmark, Prediction
-from vqakit.scoring import length_bucket, score_sample, summarise
+from vqakit.scoring import DEFAULT_GROUPS, length_bucket, score_sample, summarise
 
 
 class RunConfigError(Exception):
@@ -233,7 +233,7 @@ def run_eval(
     judgments = JudgmentLog(folder / "judgments.jsonl")
     if config.judge or config.extractor:
         asyncio.run(_second_pass(config, samples, log.finished, judgments))
-    results = write_scores(folder, benchmark, samples, log.finished, judgments.records)
+    results = write_scores(folder, benchmark, samples, log.finished, judgments.records, config.group_by)
     return RunOutcome(folder, finished_before, len(todo), results)
 
 
@@ -293,6 +293,7 @@ def write_scores(
     samples: list,
     predictions: dict[str, Prediction],
     judgments: dict[str, dict[str, Any]] | None = None,
+    group_by: tuple[str, ...] = (),
 ) -> dict:
     judgments = judgments or {}
     rows = [
@@ -308,8 +309,9 @@ def write_scores(
         for sample in samples
         if (seconds := _video_length(benchmark, sample)) is not None
     }
+    groups = tuple(dict.fromkeys((*DEFAULT_GROUPS, *group_by)))
     results = summarise(
-        [s for s in samples if s.id in predictions], rows, extra_groups={"video_length": lengths}
+        [s for s in samples if s.id in predictions], rows, groups, extra_groups={"video_length": lengths}
     )
     results["benchmark"] = benchmark.card.name
     (folder / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -3,9 +3,10 @@
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
 from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
-from vqakit.scoring._metrics import bootstrap_interval, length_bucket, score_sample, summarise
+from vqakit.scoring._metrics import DEFAULT_GROUPS, bootstrap_interval, length_bucket, score_sample, summarise
 
 __all__ = [
+    "DEFAULT_GROUPS",
     "LETTERS",
     "Extraction",
     "bootstrap_interval",
