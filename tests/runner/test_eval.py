@@ -162,7 +162,8 @@ def test_methods_that_need_a_model_say_so():
 
 
 def test_results_group_by_any_metadata_key(tmp_path):
-    outcome = run_eval(EvalConfig(bench="sample", method="random", group_by=("grounding", "hop")), tmp_path / "run")
+    config = EvalConfig(bench="sample", method="random", group_by=("grounding", "hop"))
+    outcome = run_eval(config, tmp_path / "run")
     groups = outcome.results["groups"]
     assert {"category", "skills", "hop_grounding", "video_length", "grounding", "hop"} <= set(groups)
     assert set(groups["grounding"]) == {"local", "temporal"}
