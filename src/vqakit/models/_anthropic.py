@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, clock
+from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
 from vqakit.models._spec import ModelSpec
 
@@ -24,17 +24,12 @@ def to_anthropic(messages: list[Message], max_side: int | None) -> tuple[str | N
     for message in messages:
         if message.role == "system":
             continue
-        content: list[dict[str, Any]] = []
-        for part in message.parts:
-            if isinstance(part, Text):
-                content.append({"type": "text", "text": part.text})
-            elif isinstance(part, Image):
-                content.append(_image_block(part.image, max_side))
-            elif isinstance(part, Frames):
-                for image, time_s in zip(part.images, part.times_s, strict=True):
-                    if part.label_times:
-                        content.append({"type": "text", "text": clock(time_s)})
-                    content.append(_image_block(image, max_side))
+        content: list[dict[str, Any]] = [
+            {"type": "text", "text": part.text}
+            if isinstance(part, Text)
+            else _image_block(part.image, max_side)
+            for part in as_timed_images(message.parts)
+        ]
         converted.append({"role": message.role, "content": content})
     return system or None, converted
 

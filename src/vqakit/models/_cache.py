@@ -48,6 +48,16 @@ def cache_key(spec: str, params: dict[str, Any], messages: list[Message]) -> str
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def open_wal_database(path: Path, schema: str) -> sqlite3.Connection:
+    """A SQLite file in WAL mode that several processes can read and write at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute(schema)
+    return connection
+
+
 class ResponseCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_cache_path()
@@ -55,15 +65,11 @@ class ResponseCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute(
+            self._connection = open_wal_database(
+                self.path,
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, spec TEXT NOT NULL, "
-                "completion TEXT NOT NULL, created REAL NOT NULL)"
+                "completion TEXT NOT NULL, created REAL NOT NULL)",
             )
-            self._connection = connection
         return self._connection
 
     def get(self, key: str) -> Completion | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
-from vqakit.models._cache import default_cache_path
+from vqakit.models._cache import default_cache_path, open_wal_database
 from vqakit.models._images import as_array, pixel_hash
 
 log = logging.getLogger(__name__)
@@ -44,13 +44,9 @@ class EmbeddingCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+            self._connection = open_wal_database(
+                self.path, "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
             )
-            self._connection = connection
         return self._connection
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:

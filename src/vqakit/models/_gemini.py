@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, clock
+from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
 from vqakit.models._spec import ModelSpec
 
@@ -51,17 +51,10 @@ class GeminiBackend:
         for message in messages:
             if message.role == "system":
                 continue
-            parts = []
-            for part in message.parts:
-                if isinstance(part, Text):
-                    parts.append(types.Part.from_text(text=part.text))
-                elif isinstance(part, Image):
-                    parts.append(self._image(part.image))
-                elif isinstance(part, Frames):
-                    for image, time_s in zip(part.images, part.times_s, strict=True):
-                        if part.label_times:
-                            parts.append(types.Part.from_text(text=clock(time_s)))
-                        parts.append(self._image(image))
+            parts = [
+                types.Part.from_text(text=part.text) if isinstance(part, Text) else self._image(part.image)
+                for part in as_timed_images(message.parts)
+            ]
             contents.append(
                 types.Content(role="model" if message.role == "assistant" else "user", parts=parts)
             )

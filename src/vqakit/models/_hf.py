@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
-from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, clock
+from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, as_timed_images, clock
 from vqakit.models._retry import BackendError
 from vqakit.models._spec import ModelSpec
 
@@ -94,12 +94,12 @@ class HFBackend:
             times = " ".join(clock(t) for t in part.times_s)
             label = [{"type": "text", "text": f"Video frames at {times}:"}] if part.label_times else []
             return [*label, {"type": "video", "video": [_pil(image) for image in part.images]}]
-        content: list[dict[str, Any]] = []
-        for image, time_s in zip(part.images, part.times_s, strict=True):
-            if part.label_times:
-                content.append({"type": "text", "text": clock(time_s)})
-            content.append({"type": "image", "image": _pil(image)})
-        return content
+        return [
+            {"type": "text", "text": item.text}
+            if isinstance(item, Text)
+            else {"type": "image", "image": _pil(item.image)}
+            for item in as_timed_images((part,))
+        ]
 
     def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> _Request:
         conversation = [

@@ -71,6 +71,21 @@ def clock(seconds: float) -> str:
     return f"[{hours:02d}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
 
 
+def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
+    """Parts with every `Frames` spelled out as its images, each preceded by its time label
+    (when the frames ask for labels): the form backends without native video send."""
+    flat: list[Text | Image] = []
+    for part in parts:
+        if isinstance(part, Frames):
+            for image, time_s in zip(part.images, part.times_s, strict=True):
+                if part.label_times:
+                    flat.append(Text(clock(time_s)))
+                flat.append(Image(image))
+        else:
+            flat.append(part)
+    return flat
+
+
 @dataclass(frozen=True)
 class Usage:
     input_tokens: int = 0

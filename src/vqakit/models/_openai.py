@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Image, Message, Text, Usage, clock
+from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
 from vqakit.models._spec import ModelSpec
 
@@ -19,21 +19,12 @@ def to_openai_messages(messages: list[Message], image_max_side: int | None) -> l
         if all(isinstance(p, Text) for p in message.parts):
             converted.append({"role": message.role, "content": "\n".join(p.text for p in message.parts)})
             continue
-        content: list[dict[str, Any]] = []
-        for part in message.parts:
-            if isinstance(part, Text):
-                content.append({"type": "text", "text": part.text})
-            elif isinstance(part, Image):
-                content.append(
-                    {"type": "image_url", "image_url": {"url": data_url(part.image, image_max_side)}}
-                )
-            else:
-                for image, time_s in zip(part.images, part.times_s, strict=True):
-                    if part.label_times:
-                        content.append({"type": "text", "text": clock(time_s)})
-                    content.append(
-                        {"type": "image_url", "image_url": {"url": data_url(image, image_max_side)}}
-                    )
+        content: list[dict[str, Any]] = [
+            {"type": "text", "text": part.text}
+            if isinstance(part, Text)
+            else {"type": "image_url", "image_url": {"url": data_url(part.image, image_max_side)}}
+            for part in as_timed_images(message.parts)
+        ]
         converted.append({"role": message.role, "content": content})
     return converted
 
