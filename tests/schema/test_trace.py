@@ -19,6 +19,8 @@ def test_clock(text, seconds):
         ("at 00:12 I open the fridge", [(12, 12)]),
         ("from 01:05-01:12 and 1:20 to 1:31", [(65, 72), (80, 91)]),
         ("between 00:03 – 00:04", [(3, 4)]),
+        ("between 00:07 and 00:08 I open it", [(7, 8)]),
+        ("from 1:00 until 1:30, then at 2:00", [(60, 90), (120, 120)]),
         ("at 1:02:03 the pan", [(3723, 3723)]),
         ("the ratio 3:4 is not a time, 12:345 neither", []),
         ("no times here", []),

@@ -42,14 +42,26 @@ def parse_clock(text: str) -> float:
     return seconds
 
 
+_BETWEEN = re.compile(
+    rf"\b(?:between|from)\s+({_TIME})\s+(?:and|until|till)\s+({_TIME})(?![\d:])", re.IGNORECASE
+)
+
+
 def find_times(text: str) -> list[tuple[float, float]]:
-    """Every time or time range in the text, in order of appearance."""
-    found = []
+    """Every time or time range in the text, in order of appearance. Ranges: `01:05-01:12`,
+    `1:05 to 1:12`, `between 1:05 and 1:12`, `from 1:05 until 1:12`."""
+    found: list[tuple[int, tuple[float, float]]] = []
+    taken: list[tuple[int, int]] = []
+    for match in _BETWEEN.finditer(text):
+        found.append((match.start(), (parse_clock(match[1]), parse_clock(match[2]))))
+        taken.append(match.span())
     for match in _TIME_RANGE.finditer(text):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
         start = parse_clock(match[1])
         end = parse_clock(match[2]) if match[2] else start
-        found.append((start, end))
-    return found
+        found.append((match.start(), (start, end)))
+    return [times for _, times in sorted(found)]
 
 
 def find_objects(text: str) -> list[ObjectRef]:
