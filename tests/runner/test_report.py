@@ -83,3 +83,21 @@ def test_report_renders_in_headless_chromium(run_folder, tmp_path):
     dark_text = (pixels.sum(axis=2) < 200).sum()
     assert bar_blue > 2000, "no accuracy bars drawn"
     assert dark_text > 5000, "no text rendered"
+
+
+def test_object_recall_reaches_results_and_report(tmp_path):
+    bench = load_benchmark("sample")
+    traced = [s for s in bench.samples if s.reasoning and s.objects]
+    replies = tmp_path / "replies.jsonl"
+    with open(replies, "w") as handle:
+        for sample in bench.samples:
+            reply = (
+                "I follow the red circle and the blue square. Answer: A" if sample in traced else "Answer: A"
+            )
+            handle.write(json.dumps({"sample_id": sample.id, "reply": reply}) + "\n")
+    outcome = run_eval(
+        EvalConfig(bench="sample", method="blind", model=f"replay:{replies}"), tmp_path / "run"
+    )
+    recall = outcome.results["object_recall"]
+    assert recall["n"] == len(traced) and 0 < recall["noun"] <= 1
+    assert "Object recall in the reasoning" in (tmp_path / "run/report.html").read_text()

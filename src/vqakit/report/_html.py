@@ -219,6 +219,19 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
             )
             + "</table>"
         )
+    if "object_recall" in results:
+        recall = results["object_recall"]
+        rows = [("all", recall), *recall["by_category"].items()]
+        body.append(
+            "<h2>Object recall in the reasoning</h2><table><tr><th>category</th><th class='num'>n</th>"
+            "<th class='num'>object level</th><th class='num'>noun level</th></tr>"
+            + "".join(
+                f"<tr><td>{_e(k)}</td><td class='num'>{v['n']}</td><td class='num'>{100 * v['object']:.1f}%"
+                f"</td><td class='num'>{100 * v['noun']:.1f}%</td></tr>"
+                for k, v in rows
+            )
+            + "</table>"
+        )
     body.append("<h2>Chosen and gold letters</h2>" + _letters_chart(results["letters"]))
     body.append(
         "<h2>Samples</h2><div>"

@@ -4,6 +4,7 @@ from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstra
 from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
 from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
 from vqakit.scoring._metrics import DEFAULT_GROUPS, bootstrap_interval, length_bucket, score_sample, summarise
+from vqakit.scoring._recall import object_recall, singular
 
 __all__ = [
     "DEFAULT_GROUPS",
@@ -16,8 +17,10 @@ __all__ = [
     "judge_open",
     "length_bucket",
     "mcnemar_exact",
+    "object_recall",
     "paired_bootstrap",
     "parse_verdict",
     "score_sample",
+    "singular",
     "summarise",
 ]

@@ -14,6 +14,7 @@ import numpy as np
 
 from vqakit.schema import Prediction, Sample
 from vqakit.scoring._extract import LETTERS
+from vqakit.scoring._recall import object_recall
 
 DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
 
@@ -38,6 +39,10 @@ def score_sample(
                 "judge_raw": second["raw"],
             }
         return {**row, "correct": bool(second["verdict"]), "status": "judged", "judge_raw": second["raw"]}
+    if sample.reasoning and prediction.reply:
+        recall = object_recall(sample.reasoning, prediction.reply)
+        if recall is not None:
+            row["object_recall"], row["noun_recall"] = recall["object_recall"], recall["noun_recall"]
     choice, how = prediction.choice, "rules"
     if (
         choice is None
@@ -127,6 +132,23 @@ def summarise(
                 extra[keys[row["sample_id"]]].append(float(row["correct"]))
         if extra:
             results["groups"][group] = {key: _summary(v) for key, v in sorted(extra.items())}
+    recalled = [row for row in scores if "object_recall" in row]
+    if recalled:
+        by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in recalled:
+            by_category[str(by_id[row["sample_id"]].metadata.category)].append(row)
+
+        def means(rows: list[dict[str, Any]]) -> dict[str, Any]:
+            return {
+                "n": len(rows),
+                "object": float(np.mean([r["object_recall"] for r in rows])),
+                "noun": float(np.mean([r["noun_recall"] for r in rows])),
+            }
+
+        results["object_recall"] = {
+            **means(recalled),
+            "by_category": {k: means(v) for k, v in sorted(by_category.items())},
+        }
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
         "gold": dict(
