@@ -276,6 +276,9 @@ def _slug(text: str) -> str:
 @click.option("--group-by", help="Extra metadata keys to break results down by, comma-separated.")
 @click.option("--judge", "judge_spec", help="Model that grades open-ended answers yes/no.")
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
+@click.option(
+    "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
+)
 def eval_command(
     bench: str,
     model_spec: str | None,
@@ -292,6 +295,7 @@ def eval_command(
     group_by: str | None,
     judge_spec: str | None,
     extractor_spec: str | None,
+    rubric_spec: str | None,
 ) -> None:
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from rich.progress import Progress
@@ -335,6 +339,7 @@ def eval_command(
             limit=limit,
             judge=judge_spec,
             extractor=extractor_spec,
+            rubric_judge=rubric_spec,
             engine=engine,
             ray_address=ray_address,
             group_by=tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),

@@ -219,6 +219,18 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
             )
             + "</table>"
         )
+    if "rubric" in results:
+        body.append(
+            "<h2>Reasoning rubric (0-2)</h2><table><tr><th>criterion</th><th class='num'>n</th>"
+            "<th class='num'>mean</th><th class='num'>95% CI</th></tr>"
+            + "".join(
+                f"<tr><td>{_e(k.replace('_', ' '))}</td><td class='num'>{v['n']}</td><td class='num'>"
+                + ("n/a" if v["mean"] is None else f"{v['mean']:.2f}")
+                + f"</td><td class='num'>{v['ci95'][0]:.2f}–{v['ci95'][1]:.2f}</td></tr>"
+                for k, v in results["rubric"].items()
+            )
+            + "</table>"
+        )
     if "object_recall" in results:
         recall = results["object_recall"]
         rows = [("all", recall), *recall["by_category"].items()]

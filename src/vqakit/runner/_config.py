@@ -23,4 +23,5 @@ class EvalConfig(BaseModel):
     ray_address: str | None = None  # existing Ray cluster; None starts a local instance
     group_by: tuple[str, ...] = ()  # metadata keys to break results down by, beyond the defaults
     judge: str | None = None  # model that grades open-ended answers yes/no
+    rubric_judge: str | None = None  # model that grades reasoning against the reference trace (MiRA)
     extractor: str | None = None  # model that reads MCQ replies the rules abstained on

@@ -101,20 +101,31 @@ def _append_synced(handle: Any, line: str) -> None:
 
 
 class JudgmentLog:
-    """Append-only judgments.jsonl of second passes, one per sample, safe against kills."""
+    """Append-only judgments.jsonl of second passes (one per sample and kind), safe against kills."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[tuple[str, str], dict[str, Any]] = {}
         for record in complete_lines(path, json.loads):
-            self.records.setdefault(record["sample_id"], record)
+            self.records.setdefault((record["kind"], record["sample_id"]), record)
+
+    def has(self, kind: str, sample_id: str) -> bool:
+        return (kind, sample_id) in self.records
 
     def append(self, record: dict[str, Any]) -> None:
-        if record["sample_id"] in self.records:
+        key = (record["kind"], record["sample_id"])
+        if key in self.records:
             return
         with open(self.path, "a", encoding="utf-8") as handle:
             _append_synced(handle, json.dumps(record))
-        self.records[record["sample_id"]] = record
+        self.records[key] = record
+
+    def by_sample(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """{sample id: {kind: record}}"""
+        grouped: dict[str, dict[str, dict[str, Any]]] = {}
+        for (kind, sample_id), record in self.records.items():
+            grouped.setdefault(sample_id, {})[kind] = record
+        return grouped
 
 
 class PredictionLog:
@@ -231,37 +242,40 @@ def run_eval(
     finally:
         log.close()
     judgments = JudgmentLog(folder / "judgments.jsonl")
-    if config.judge or config.extractor:
+    if config.judge or config.extractor or config.rubric_judge:
         asyncio.run(_second_pass(config, samples, log.finished, judgments))
-    results = write_scores(folder, benchmark, samples, log.finished, judgments.records, config.group_by)
+    results = write_scores(folder, benchmark, samples, log.finished, judgments.by_sample(), config.group_by)
     return RunOutcome(folder, finished_before, len(todo), results)
 
 
 async def _second_pass(
     config: EvalConfig, samples: list, predictions: dict[str, Prediction], judgments: JudgmentLog
 ) -> None:
-    """Judge open-ended replies and re-read abstained MCQ replies with models, resumably."""
+    """Judge open-ended replies, re-read abstained MCQ replies and grade reasoning against the
+    reference trace with models, resumably."""
     from vqakit.models import Model
-    from vqakit.scoring import extract_with_model, judge_open
+    from vqakit.scoring import extract_with_model, judge_open, rubric_judge
 
     judge = Model(config.judge, concurrency=config.concurrency) if config.judge else None
     extractor = Model(config.extractor, concurrency=config.concurrency) if config.extractor else None
+    rubric = Model(config.rubric_judge, concurrency=config.concurrency) if config.rubric_judge else None
 
     async def one(sample: Any) -> None:
         prediction = predictions.get(sample.id)
         if prediction is None or prediction.error is not None or prediction.reply is None:
             return
-        if sample.id in judgments.records:
-            return
-        if not sample.is_mcq and judge is not None:
+        if not sample.is_mcq and judge is not None and not judgments.has("judge", sample.id):
             judgments.append(await judge_open(judge, sample, prediction))
-        elif sample.is_mcq and prediction.choice is None and extractor is not None:
+        wants_extraction = sample.is_mcq and prediction.choice is None and extractor is not None
+        if wants_extraction and not judgments.has("extract", sample.id):
             judgments.append(await extract_with_model(extractor, sample, prediction))
+        if sample.reasoning and rubric is not None and not judgments.has("rubric", sample.id):
+            judgments.append(await rubric_judge(rubric, sample, prediction))
 
     try:
         await asyncio.gather(*(one(sample) for sample in samples))
     finally:
-        for model in (judge, extractor):
+        for model in (judge, extractor, rubric):
             if model is not None:
                 await model.aclose()
 
@@ -292,7 +306,7 @@ def write_scores(
     benchmark: Benchmark,
     samples: list,
     predictions: dict[str, Prediction],
-    judgments: dict[str, dict[str, Any]] | None = None,
+    judgments: dict[str, dict[str, dict[str, Any]]] | None = None,
     group_by: tuple[str, ...] = (),
 ) -> dict:
     judgments = judgments or {}

@@ -5,8 +5,10 @@ from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
 from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
 from vqakit.scoring._metrics import DEFAULT_GROUPS, bootstrap_interval, length_bucket, score_sample, summarise
 from vqakit.scoring._recall import object_recall, singular
+from vqakit.scoring._rubric import CRITERIA, parse_rubric, rubric_judge
 
 __all__ = [
+    "CRITERIA",
     "DEFAULT_GROUPS",
     "LETTERS",
     "Extraction",
@@ -19,7 +21,9 @@ __all__ = [
     "mcnemar_exact",
     "object_recall",
     "paired_bootstrap",
+    "parse_rubric",
     "parse_verdict",
+    "rubric_judge",
     "score_sample",
     "singular",
     "summarise",

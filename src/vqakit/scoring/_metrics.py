@@ -20,37 +20,40 @@ DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
 
 
 def score_sample(
-    sample: Sample, prediction: Prediction, second: dict[str, Any] | None = None
+    sample: Sample, prediction: Prediction, second: dict[str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """Score one prediction; `second` is a model-based second pass for it (judge or extractor)."""
+    """Score one prediction; `second` holds its model-based second passes by kind
+    ("judge", "extract", "rubric")."""
+    second = second or {}
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
-    if prediction.error is not None:
-        if not sample.is_mcq:
-            return {**row, "correct": None, "status": f"error: {prediction.error.type}"}
-        return {**row, "correct": False, "status": f"error: {prediction.error.type}"}
-    if not sample.is_mcq:
-        if second is None or second.get("kind") != "judge":
-            return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
-        if second["verdict"] is None:
-            return {
-                **row,
-                "correct": None,
-                "status": "unscored (judge gave no verdict)",
-                "judge_raw": second["raw"],
-            }
-        return {**row, "correct": bool(second["verdict"]), "status": "judged", "judge_raw": second["raw"]}
+    if "rubric" in second:
+        row["rubric"] = second["rubric"]["scores"]
     if sample.reasoning and prediction.reply:
         recall = object_recall(sample.reasoning, prediction.reply)
         if recall is not None:
             row["object_recall"], row["noun_recall"] = recall["object_recall"], recall["noun_recall"]
+    if prediction.error is not None:
+        return {
+            **row,
+            "correct": False if sample.is_mcq else None,
+            "status": f"error: {prediction.error.type}",
+        }
+    if not sample.is_mcq:
+        judged = second.get("judge")
+        if judged is None:
+            return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
+        if judged["verdict"] is None:
+            return {
+                **row,
+                "correct": None,
+                "status": "unscored (judge gave no verdict)",
+                "judge_raw": judged["raw"],
+            }
+        return {**row, "correct": bool(judged["verdict"]), "status": "judged", "judge_raw": judged["raw"]}
     choice, how = prediction.choice, "rules"
-    if (
-        choice is None
-        and second is not None
-        and second.get("kind") == "extract"
-        and second["choice"] is not None
-    ):
-        choice, how = int(second["choice"]), "model extractor"
+    extracted = second.get("extract")
+    if choice is None and extracted is not None and extracted["choice"] is not None:
+        choice, how = int(extracted["choice"]), "model extractor"
     if choice is None:
         return {**row, "correct": False, "status": "abstained"}
     return {
@@ -149,6 +152,17 @@ def summarise(
             **means(recalled),
             "by_category": {k: means(v) for k, v in sorted(by_category.items())},
         }
+    graded = [row["rubric"] for row in scores if "rubric" in row]
+    if graded:
+        results["rubric"] = {}
+        for criterion in graded[0]:
+            values = [g[criterion] / 2 for g in graded if g.get(criterion) is not None]
+            summary = _summary(values)
+            results["rubric"][criterion] = {
+                "n": summary["n"],
+                "mean": None if not values else 2 * summary["accuracy"],
+                "ci95": [2 * bound for bound in summary["ci95"]],
+            }
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
         "gold": dict(
