@@ -500,3 +500,60 @@ def import_minerva_command(records: Path, videos: Path, out: Path) -> None:
     for video_id, keys in sorted(report.missing_videos.items()):
         click.echo(f"missing video {video_id} ({len(keys)} question(s): {', '.join(keys)})", err=True)
     click.echo(f"wrote {report.written} samples to {out}; check it with: vqakit validate {out}")
+
+
+@main.command()
+@click.argument("video", required=False)
+@click.option("--bench", required=True, help="Benchmark folder or name holding the sample.")
+@click.option("--sample", "sample_id", required=True, help="Sample id whose object tracks give the marks.")
+@click.option(
+    "--style",
+    default="circle+classes+temporal",
+    show_default=True,
+    help="box, circle, classes, text and temporal, combined with +.",
+)
+@click.option(
+    "--frames", "frames_spec", default="uniform:16", show_default=True, help="Frame spec (and budget)."
+)
+@click.option("--short-side", type=int, default=448, show_default=True)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+def hints(
+    video: str | None, bench: str, sample_id: str, style: str, frames_spec: str, short_side: int, out: Path
+) -> None:
+    """Write a sample's hinted frames (as the hints method sends them) so a person can check them.
+
+    VIDEO defaults to the sample's first video.
+    """
+    from PIL import Image
+
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.methods import MethodContext, hinted_parts
+    from vqakit.models import Frames, Text
+    from vqakit.models import Image as ImagePart
+
+    benchmark = load_benchmark(bench)
+    sample = next((s for s in benchmark.samples if s.id == sample_id), None)
+    if sample is None:
+        raise click.ClickException(f"no sample {sample_id!r} in {benchmark.root}")
+    if video is not None:
+        sample = sample.model_copy(update={"videos": [sample.videos[0].model_copy(update={"path": video})]})
+    protocol = benchmark.card.protocol.model_copy(update={"frames": frames_spec, "short_side": short_side})
+    try:
+        parts, times = hinted_parts(
+            sample, MethodContext(root=benchmark.root, protocol=protocol, options={"hints": style})
+        )
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    out.mkdir(parents=True, exist_ok=True)
+    images = [img for p in parts if isinstance(p, Frames) for img in p.images]
+    images += [p.image for p in parts if isinstance(p, ImagePart)]
+    lines = [p.text for p in parts if isinstance(p, Text)]
+    listing = []
+    for i, (image, time_s) in enumerate(zip(images, times, strict=True)):
+        name = f"hinted_{i:04d}.png"
+        Image.fromarray(image).save(out / name)
+        listing.append({"index": i, "time_s": round(time_s, 6), "file": name})
+    (out / "frames.json").write_text(
+        json.dumps({"style": style, "frames": listing, "text": lines}, indent=1) + "\n"
+    )
+    click.echo(f"wrote {len(listing)} hinted frames to {out}")

@@ -3,6 +3,8 @@
 - `direct`: sampled frames + question (+ options) -> model -> extracted answer.
 - `blind`: question and options only (Minerva-Ego's QA-only control).
 - `random`: a uniformly random option, seeded by the sample id (the chance baseline).
+- `hints`: `direct` plus marks drawn around the tracked objects and frames chosen where they
+  are (Minerva-Ego's spatio-temporal hints; style from the run's `hints` option).
 - `text-similarity`: the option whose MiniLM embedding is closest to the question's; no video,
   no model (an offline text-only baseline).
 """
@@ -10,6 +12,7 @@
 from vqakit.methods._base import METHODS, MethodContext, get_method, method
 from vqakit.methods._baselines import random_choice, text_similarity
 from vqakit.methods._direct import blind, direct
+from vqakit.methods._hints import hinted_parts, hints
 
 __all__ = [
     "METHODS",
@@ -17,6 +20,8 @@ __all__ = [
     "blind",
     "direct",
     "get_method",
+    "hinted_parts",
+    "hints",
     "method",
     "random_choice",
     "text_similarity",

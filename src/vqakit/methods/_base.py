@@ -36,4 +36,5 @@ class MethodContext:
     protocol: Protocol  # frames, short_side, prompt, subtitles (already merged with overrides)
     model: Any = None  # vqakit.models.Model, for methods that need one
     seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)  # method options, e.g. {"hints": "circle+classes"}
     shared: dict[str, Any] = field(default_factory=dict)  # per-run objects (e.g. an embedder)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import replace
 
 from vqakit.methods._base import MethodContext, method
@@ -59,7 +60,18 @@ def _frames(sample: Sample, context: MethodContext):
     return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
 
 
-async def _ask(sample: Sample, context: MethodContext, name: str, with_frames: bool) -> Prediction:
+def _frame_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
+    frames = _frames(sample, context)
+    return ([frames], list(frames.times_s)) if frames is not None else ([], [])
+
+
+async def _ask(
+    sample: Sample,
+    context: MethodContext,
+    name: str,
+    visual: Callable[[Sample, MethodContext], tuple[list, list[float]]] | None,
+) -> Prediction:
+    """One model call: `visual` builds the video parts (and the times of the frames sent)."""
     from vqakit.models import Message
 
     if context.model is None:
@@ -68,8 +80,9 @@ async def _ask(sample: Sample, context: MethodContext, name: str, with_frames: b
             method=name,
             error=PredictionError(type="no_model", message=f"{name} needs --model"),
         )
-    frames = None
-    if with_frames:
+    visual_parts: list = []
+    times: list[float] = []
+    if visual is not None:
         if not sample.videos:
             return Prediction(
                 sample_id=sample.id,
@@ -80,7 +93,7 @@ async def _ask(sample: Sample, context: MethodContext, name: str, with_frames: b
                 ),
             )
         try:
-            frames = await asyncio.to_thread(_frames, sample, context)
+            visual_parts, times = await asyncio.to_thread(visual, sample, context)
         except Exception as error:
             return Prediction(
                 sample_id=sample.id,
@@ -88,14 +101,14 @@ async def _ask(sample: Sample, context: MethodContext, name: str, with_frames: b
                 model=str(context.model),
                 error=PredictionError(type="video", message=str(error)),
             )
-    parts = ([frames] if frames is not None else []) + [build_prompt(sample, context)]
+    parts = [*visual_parts, build_prompt(sample, context)]
     completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
         "method": name,
         "model": str(context.model),
         "reply": completion.text,
-        "frames_s": list(frames.times_s) if frames is not None else [],
+        "frames_s": times,
         "latency_s": completion.latency_s,
         "input_tokens": completion.usage.input_tokens,
         "output_tokens": completion.usage.output_tokens,
@@ -116,9 +129,9 @@ async def _ask(sample: Sample, context: MethodContext, name: str, with_frames: b
 
 @method("direct", needs_model=True)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
-    return await _ask(sample, context, "direct", with_frames=True)
+    return await _ask(sample, context, "direct", _frame_parts)
 
 
 @method("blind", needs_model=True)
 async def blind(sample: Sample, context: MethodContext) -> Prediction:
-    return await _ask(sample, context, "blind", with_frames=False)
+    return await _ask(sample, context, "blind", None)

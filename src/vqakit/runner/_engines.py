@@ -58,7 +58,9 @@ def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContex
         from vqakit.models import Model
 
         model = Model(config.model, concurrency=config.concurrency)
-    return MethodContext(root=root, protocol=protocol, model=model, seed=config.seed)
+    return MethodContext(
+        root=root, protocol=protocol, model=model, seed=config.seed, options={"hints": config.hints}
+    )
 
 
 def run_local(

@@ -3,6 +3,7 @@
 from vqakit.schema import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
+from vqakit.video._hints import Mark, box_at, describe_marks, draw_marks, marks_at, parse_style, select_times
 from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._probe import VideoInfo, probe
 from vqakit.video._resize import Resize
@@ -16,22 +17,29 @@ __all__ = [
     "Fps",
     "Frame",
     "FrameIndex",
+    "Mark",
     "Resize",
     "SamplingSpec",
     "Timestamps",
     "Uniform",
     "VideoError",
     "VideoInfo",
+    "box_at",
     "cues_between",
     "decode_frames",
+    "describe_marks",
+    "draw_marks",
     "fixed_windows",
     "frame_index",
+    "marks_at",
     "parse_sampling",
+    "parse_style",
     "parse_subtitles",
     "probe",
     "read_frame_index",
     "read_subtitles",
     "sample_frames",
     "sample_times",
+    "select_times",
     "write_index_clip",
 ]

@@ -1,0 +1,128 @@
+"""Spatio-temporal hints on the sample's synthetic workbench clip, whose object boxes are exact."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vqakit.benchmarks import load_benchmark
+from vqakit.runner import EvalConfig, run_eval
+from vqakit.schema import ObjectTrack, Timestamps
+from vqakit.video import Mark, box_at, draw_marks, marks_at, parse_style, sample_frames, select_times
+
+
+def track(times_boxes, label="cup"):
+    return ObjectTrack(
+        id=f"{label}-0123456789abcdef",
+        label=label,
+        points=[{"time_s": t, "box": list(b)} for t, b in times_boxes],
+    )
+
+
+def test_interpolation_and_presence():
+    moving = track([(4.0, (0, 0, 10, 10)), (6.0, (100, 50, 110, 60))])
+    assert box_at(moving, 3.99) is None and box_at(moving, 6.01) is None
+    assert box_at(moving, 5.0) == pytest.approx((50, 25, 60, 35))
+    assert box_at(moving, 4.0) == (0, 0, 10, 10)
+
+
+def test_temporal_selection_exact_times():
+    present = track([(4.0, (0, 0, 10, 10)), (7.0, (0, 0, 10, 10))])
+    # 7 times where the object is, then uniform fill 2, 6, 10 (6.0 is already taken)
+    assert select_times([present], 12.0, 10) == [2.0, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 10.0]
+    # more present times than the budget: spread evenly over them
+    assert select_times([present], 12.0, 3) == [4.0, 5.5, 7.0]
+    assert select_times([], 12.0, 3) == [2.0, 6.0, 10.0]
+
+
+def test_style_parsing():
+    assert parse_style("circles+classes+temporal") == {"circle", "classes", "temporal"}
+    with pytest.raises(ValueError):
+        parse_style("glow")
+
+
+@pytest.mark.parametrize("style", ["circle", "box", "circle+classes"])
+def test_drawing_changes_pixels_only_around_the_object(style):
+    bench = load_benchmark("sample")
+    sample = next(s for s in bench.samples if s.id == "wb-circle-motion")
+    frame = sample_frames(bench.root / sample.videos[0].path, Timestamps((5.0,)))[0]
+    marks = marks_at(sample.objects, frame.time_s)
+    assert len(marks) == 1
+    x0, y0, x1, y1 = marks[0].box  # the red circle mid-move, known exactly from the scene data
+    drawn = draw_marks(frame.image, marks, parse_style(style), (480, 270))
+    changed = np.argwhere((drawn != frame.image).any(axis=2))
+    assert changed.size > 0
+    pad_x, pad_y = 0.2 * (x1 - x0) + 5, 0.2 * (y1 - y0) + 5
+    inside = (
+        (changed[:, 1] >= x0 - pad_x)
+        & (changed[:, 1] <= x1 + pad_x)
+        & (changed[:, 0] >= y0 - pad_y)
+        & (changed[:, 0] <= y1 + pad_y)
+    )
+    if "classes" in style:  # the label sits above the mark, starting at its left edge
+        label = (
+            (changed[:, 1] >= x0 - 2)
+            & (changed[:, 1] <= x0 + 80)
+            & (changed[:, 0] >= y0 - pad_y - 25)
+            & (changed[:, 0] <= y0 - pad_y + 2)
+        )
+        inside |= label
+    assert inside.all(), changed[~inside][:5]
+    ring = drawn[changed[:, 0], changed[:, 1]]
+    assert (np.abs(ring.astype(int) - [255, 0, 0]).sum(axis=1) < 60).mean() > 0.5  # marks are red
+
+
+def test_no_marks_leaves_the_frame_untouched():
+    image = np.zeros((20, 30, 3), np.uint8)
+    assert draw_marks(image, [], {"circle"}, (30, 20)) is image
+    assert draw_marks(image, [Mark("x", (1, 1, 5, 5))], {"text"}, (30, 20)) is image
+
+
+def test_hints_method_sends_the_selected_frames(tmp_path):
+    bench = load_benchmark("sample")
+    replies = tmp_path / "r.jsonl"
+    replies.write_text("".join(json.dumps({"sample_id": s.id, "reply": "A"}) + "\n" for s in bench.samples))
+    config = EvalConfig(
+        bench="sample",
+        method="hints",
+        model=f"replay:{replies}",
+        frames="uniform:8",
+        limit=30,
+        hints="circle+classes+temporal",
+    )
+    run_eval(config, tmp_path / "run")
+    predictions = {p["sample_id"]: p for p in map(json.loads, (tmp_path / "run/predictions.jsonl").open())}
+    sample = next(s for s in bench.samples if s.id == "wb-disappears-after")
+    expected = select_times([t for t in sample.objects if t.video == 0], 12.0, 8)
+    assert predictions[sample.id]["frames_s"] == pytest.approx(expected, abs=0.041)  # frame times, 25 fps
+    assert all(p["error"] is None for p in predictions.values())
+
+
+def test_cli_writes_hinted_frames(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vqakit",
+            "hints",
+            "--bench",
+            "sample",
+            "--sample",
+            "count-end",
+            "--style",
+            "box+classes",
+            "--frames",
+            "uniform:4",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    listing = json.loads((tmp_path / "frames.json").read_text())
+    assert len(listing["frames"]) == 4 and (tmp_path / "hinted_0000.png").exists()
