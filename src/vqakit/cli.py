@@ -557,3 +557,58 @@ def hints(
         json.dumps({"style": style, "frames": listing, "text": lines}, indent=1) + "\n"
     )
     click.echo(f"wrote {len(listing)} hinted frames to {out}")
+
+
+@main.command()
+@click.argument("bench")
+@click.option("--models", required=True, help="Text-only model specs, comma-separated.")
+@click.option(
+    "--k",
+    "agree",
+    type=click.IntRange(1),
+    default=None,
+    help="Flag when at least K models are right (default: all of them).",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="Audit folder (default runs/...)."
+)
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
+def audit(bench: str, models: str, agree: int | None, out: Path | None, concurrency: int) -> None:
+    """Modality-bias audit: text-only models answer from question and options alone (one blind
+    run each); questions at least K of them get right are listed for review, nothing is deleted.
+    Also reports gold-letter and option-length biases. Writes audit.json."""
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.runner import EvalConfig, run_eval
+    from vqakit.scoring import blind_agreement, option_biases
+
+    specs = [spec.strip() for spec in models.split(",") if spec.strip()]
+    benchmark = load_benchmark(bench)
+    folder = out or Path("runs") / f"{benchmark.card.name}-audit"
+    choices: dict[str, dict[str, int | None]] = {}
+    for spec in specs:
+        run = run_eval(
+            EvalConfig(bench=bench, method="blind", model=spec, concurrency=concurrency), folder / _slug(spec)
+        )
+        lines = (run.folder / "predictions.jsonl").read_text().splitlines()
+        choices[spec] = {p["sample_id"]: p["choice"] for p in map(json.loads, lines)}
+    report = {
+        "blind": blind_agreement(benchmark.samples, choices, agree or len(specs)),
+        "options": option_biases(benchmark.samples),
+    }
+    (folder / "audit.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    options = report["options"]
+    click.echo(
+        f"gold letters: {options['gold_letters']}; gold is the longest option in "
+        f"{100 * options['gold_is_longest']:.0f}% of questions (one option by chance: "
+        f"{100 * options['chance_of_one_option']:.0f}%)"
+    )
+    for model, right in report["blind"]["right_per_model"].items():
+        click.echo(f"{model}: {right} right without the video")
+    flagged = report["blind"]["flagged"]
+    click.echo(
+        f"{len(flagged)} question(s) answered without the video by at least {report['blind']['k']} "
+        f"model(s), for review:"
+    )
+    for item in flagged:
+        click.echo(f"  {item['sample_id']}: {item['question']}")
+    click.echo(f"-> {folder / 'audit.json'}")

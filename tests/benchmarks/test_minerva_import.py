@@ -77,6 +77,7 @@ def test_import_round_trip(imported):
     assert youtube.metadata.category == "cooking" and youtube.metadata.model_extra["split"] == "test"
     card = load_benchmark(out).card
     assert card.protocol.frames == "uniform:64" and card.protocol.prompt == "mcq_reasoning"
+    assert card.protocol.min_group_size == 50  # Minerva-Ego leaves out skills with < 50 questions
 
 
 def test_imported_benchmark_evaluates(imported, tmp_path):

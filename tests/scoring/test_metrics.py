@@ -63,3 +63,10 @@ def test_scores_and_groups():
         "2-hop local": {"n": 1, "accuracy": 0.0, "ci95": [0.0, 0.0]}
     }
     assert results["letters"] == {"chosen": {"A": 1}, "gold": {"A": 1, "B": 1, "C": 1}}
+
+
+def test_small_groups_are_left_out():
+    samples = [mcq(f"s{i}", 0, category="big" if i < 4 else "small") for i in range(5)]
+    rows = [score_sample(s, Prediction(sample_id=s.id, method="m", choice=0)) for s in samples]
+    results = summarise(samples, rows, min_group_size=3)
+    assert list(results["groups"]["category"]) == ["big"] and results["overall"]["n"] == 5

@@ -325,7 +325,11 @@ def write_scores(
     }
     groups = tuple(dict.fromkeys((*DEFAULT_GROUPS, *group_by)))
     results = summarise(
-        [s for s in samples if s.id in predictions], rows, groups, extra_groups={"video_length": lengths}
+        [s for s in samples if s.id in predictions],
+        rows,
+        groups,
+        extra_groups={"video_length": lengths},
+        min_group_size=benchmark.card.protocol.min_group_size,
     )
     results["benchmark"] = benchmark.card.name
     (folder / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -19,6 +19,7 @@ class Protocol(BaseModel):
     prompt: NonEmpty = "mcq"  # prompt template name
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
+    min_group_size: int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
 
     @field_validator("frames")
     @classmethod

@@ -1,5 +1,6 @@
 """Scoring: reading answers out of replies, per-sample scores, run-level results."""
 
+from vqakit.scoring._audit import blind_agreement, option_biases
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
 from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
@@ -12,6 +13,7 @@ __all__ = [
     "DEFAULT_GROUPS",
     "LETTERS",
     "Extraction",
+    "blind_agreement",
     "bootstrap_interval",
     "compare_runs",
     "extract_choice",
@@ -20,6 +22,7 @@ __all__ = [
     "length_bucket",
     "mcnemar_exact",
     "object_recall",
+    "option_biases",
     "paired_bootstrap",
     "parse_rubric",
     "parse_verdict",

@@ -110,6 +110,7 @@ def summarise(
     scores: list[dict[str, Any]],
     groups: tuple[str, ...] = DEFAULT_GROUPS,
     extra_groups: dict[str, dict[str, str]] | None = None,
+    min_group_size: int = 1,
 ) -> dict:
     """Run-level results. `extra_groups` adds groupings computed outside the samples' metadata,
     as {group name: {sample id: key}} (the runner adds video_length this way)."""
@@ -163,6 +164,13 @@ def summarise(
                 "mean": None if not values else 2 * summary["accuracy"],
                 "ci95": [2 * bound for bound in summary["ci95"]],
             }
+    for group, buckets in list(results["groups"].items()):
+        kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
+        if kept:
+            results["groups"][group] = kept
+        else:
+            del results["groups"][group]
+    results["min_group_size"] = min_group_size
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
         "gold": dict(
