@@ -43,6 +43,7 @@ CARD = {
         "prompt": "mcq_reasoning",
         "scorer": "accuracy",
         "subtitles": False,
+        "min_group_size": 50,
     },
     "fields": {
         "question_type": "the release's `question type` field, as written",
