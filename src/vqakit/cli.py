@@ -258,7 +258,7 @@ def _slug(text: str) -> str:
 @click.option("--method", default=None, help="direct (default with a model), blind, random, text-similarity.")
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
 @click.option("--short-side", type=int, help="Resize frames so the short side has PX pixels.")
-@click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, open_short).")
+@click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
 @click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
 )

@@ -168,3 +168,26 @@ def test_results_group_by_any_metadata_key(tmp_path):
     assert {"category", "skills", "hop_grounding", "video_length", "grounding", "hop"} <= set(groups)
     assert set(groups["grounding"]) == {"local", "temporal"}
     assert sum(bucket["n"] for bucket in groups["video_length"].values()) == 36
+
+
+def test_numbered_prompt_shows_and_reads_numbers(tmp_path, sample_bench):
+    from vqakit.methods import MethodContext
+    from vqakit.methods._direct import build_prompt
+
+    sample = next(s for s in sample_bench.samples if s.is_mcq)
+    protocol = sample_bench.card.protocol.model_copy(update={"prompt": "mcq_numbered"})
+    prompt = build_prompt(sample, MethodContext(root=sample_bench.root, protocol=protocol))
+    assert f"(1) {sample.choices[0]}" in prompt and "Answer: (N)" in prompt
+    replies = tmp_path / "numbered.jsonl"
+    replies.write_text(
+        "".join(
+            json.dumps({"sample_id": s.id, "reply": f"1. I look.\nAnswer: ({s.answer + 1})"}) + "\n"
+            for s in sample_bench.samples
+            if s.is_mcq
+        )
+    )
+    config = EvalConfig(
+        bench="sample", method="blind", model=f"replay:{replies}", prompt="mcq_numbered", limit=10
+    )
+    outcome = run_eval(config, tmp_path / "run")
+    assert outcome.results["overall"]["accuracy"] == 1.0

@@ -12,7 +12,14 @@ from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, 
 from vqakit.scoring import LETTERS, extract_choice
 
 
-def _options(choices: list[str]) -> str:
+def _numbered(prompt_name: str) -> bool:
+    """Prompts whose name says `numbered` show options as (1)..(N), as Minerva-Ego does."""
+    return "numbered" in prompt_name
+
+
+def _options(choices: list[str], numbered: bool = False) -> str:
+    if numbered:
+        return "\n".join(f"({i + 1}) {text}" for i, text in enumerate(choices))
     return "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(choices))
 
 
@@ -36,7 +43,7 @@ def build_prompt(sample: Sample, context: MethodContext) -> str:
         name = "open_short"
     fields = {"question": sample.question, "context": _subtitle_context(sample, context)}
     if sample.choices is not None:
-        fields["options"] = _options(sample.choices)
+        fields["options"] = _options(sample.choices, _numbered(name))
     return render_prompt(name, **fields)
 
 
@@ -119,7 +126,10 @@ async def _ask(
         )
     if sample.choices is None:
         return Prediction(**base)
-    extraction = extract_choice(completion.text, len(sample.choices), choices=sample.choices)
+    numbered = _numbered(context.protocol.prompt)
+    extraction = extract_choice(
+        completion.text, len(sample.choices), choices=sample.choices, numbered=numbered
+    )
     return Prediction(
         **base,
         choice=extraction.choice,
