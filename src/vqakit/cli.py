@@ -612,3 +612,30 @@ def audit(bench: str, models: str, agree: int | None, out: Path | None, concurre
     for item in flagged:
         click.echo(f"  {item['sample_id']}: {item['question']}")
     click.echo(f"-> {folder / 'audit.json'}")
+
+
+@main.command()
+@click.argument(
+    "runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option("--judges", required=True, help="Rubric judge model specs, comma-separated (two or more).")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the ranking as JSON here."
+)
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
+def rank(runs: tuple[Path, ...], judges: str, out: Path | None, concurrency: int) -> None:
+    """Rank RUNS by reasoning quality under each rubric judge (MiRA, summed criteria means,
+    0-8) and report how much the judges' rankings agree (Kendall's tau)."""
+    from vqakit.runner import rank_runs
+
+    specs = [spec.strip() for spec in judges.split(",") if spec.strip()]
+    result = rank_runs(list(runs), specs, concurrency)
+    for judge, order in result["rankings"].items():
+        click.echo(f"judge {judge}:")
+        for place, run in enumerate(order, start=1):
+            score = result["scores"][judge][run]
+            click.echo(f"  {place}. {run}  {score['total']:.2f} / 8  (n={score['n']})")
+    for pair, tau in result["kendall_tau"].items():
+        click.echo(f"agreement {pair}: Kendall tau {tau:+.2f}")
+    if out is not None:
+        out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
