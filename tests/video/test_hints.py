@@ -126,3 +126,31 @@ def test_cli_writes_hinted_frames(tmp_path):
     assert result.returncode == 0, result.stderr
     listing = json.loads((tmp_path / "frames.json").read_text())
     assert len(listing["frames"]) == 4 and (tmp_path / "hinted_0000.png").exists()
+
+
+def test_contour_follows_the_mask_border():
+    yy, xx = np.mgrid[0:60, 0:80]
+    disc = (yy - 30) ** 2 + (xx - 40) ** 2 <= 15**2
+    image = np.zeros((60, 80, 3), np.uint8)
+    drawn = draw_marks(image, [Mark("ball", (25, 15, 56, 46), disc)], {"contour"}, (80, 60))
+    changed = (drawn != image).any(axis=2)
+    assert changed.sum() > 0 and not changed[~disc].any()  # only inside the mask
+    assert not changed[(yy - 30) ** 2 + (xx - 40) ** 2 <= 10**2].any()  # and only near its border
+    assert (drawn[changed] == [255, 0, 0]).all()
+
+
+def test_mask_points_give_boxes_and_contours(tmp_path):
+    from PIL import Image as PILImage
+
+    from vqakit.video._hints import mask_at
+
+    mask = np.zeros((40, 60), np.uint8)
+    mask[10:20, 30:50] = 255
+    PILImage.fromarray(mask).save(tmp_path / "m.png")
+    tracked = ObjectTrack(
+        id="lid-0123456789abcdef",
+        label="lid",
+        points=[{"time_s": 1.0, "mask": "m.png"}, {"time_s": 3.0, "mask": "m.png"}],
+    )
+    assert box_at(tracked, 2.0, tmp_path) == (30.0, 10.0, 50.0, 20.0)
+    assert mask_at(tracked, 2.9, tmp_path).sum() == 200

@@ -5,8 +5,10 @@ Tracks are sparse (e.g. the first and last frame of each movement). An object is
 present from its first to its last track point; in between, its box is interpolated linearly
 between the two nearest points. Mask-only points are turned into their bounding box.
 
-Styles (combine with `+`): `box`, `circle` (an ellipse around the box), `classes` (the label
-written above the box), `text` (no drawing: one line per object, `label: [x0, y0, x1, y1]`,
+Styles (combine with `+`): `box`, `circle` (an ellipse around the box), `contour` (the outline
+of the object's mask, taken from the nearest annotated point that has one: masks are not
+propagated between points), `classes` (the label written above the box), `text` (no
+drawing: one line per object, `label: [x0, y0, x1, y1]`,
 to be placed before the frame). Marks are red, 3 px wide at 448 px short side and scaled
 with the frame.
 """
@@ -22,7 +24,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vqakit.schema import ObjectTrack
 
-STYLES = ("box", "circle", "classes", "text")
+STYLES = ("box", "circle", "contour", "classes", "text")
 RED = (255, 0, 0)
 
 
@@ -30,6 +32,7 @@ RED = (255, 0, 0)
 class Mark:
     label: str
     box: tuple[float, float, float, float]  # in pixels of the source (displayed) frame
+    mask: np.ndarray | None = None  # bool, source frame size, for the contour style
 
 
 def parse_style(text: str) -> set[str]:
@@ -67,8 +70,37 @@ def box_at(
     return points[-1][1]
 
 
+def mask_at(track: ObjectTrack, time_s: float, root: Path | None) -> np.ndarray | None:
+    """The mask of the track point nearest in time that has one (None without masks)."""
+    with_masks = [p for p in track.points if p.mask is not None]
+    if not with_masks or root is None:
+        return None
+    nearest = min(with_masks, key=lambda p: abs(p.time_s - time_s))
+    return np.asarray(Image.open(root / nearest.mask).convert("L")) > 0
+
+
 def marks_at(tracks: list[ObjectTrack], time_s: float, root: Path | None = None) -> list[Mark]:
-    return [Mark(t.label, box) for t in tracks if (box := box_at(t, time_s, root)) is not None]
+    return [
+        Mark(t.label, box, mask_at(t, time_s, root))
+        for t in tracks
+        if (box := box_at(t, time_s, root)) is not None
+    ]
+
+
+def _outline(mask: np.ndarray, size: tuple[int, int], width: int) -> np.ndarray:
+    """Pixels on the border of a mask resized to `size` (width, height), `width` pixels thick."""
+    scaled = (
+        np.asarray(Image.fromarray(mask.astype(np.uint8) * 255).resize(size, Image.Resampling.NEAREST)) > 0
+    )
+    inner = scaled.copy()
+    for _ in range(width):
+        shrunk = inner.copy()
+        shrunk[1:, :] &= inner[:-1, :]
+        shrunk[:-1, :] &= inner[1:, :]
+        shrunk[:, 1:] &= inner[:, :-1]
+        shrunk[:, :-1] &= inner[:, 1:]
+        inner = shrunk
+    return scaled & ~inner
 
 
 def draw_marks(
@@ -76,8 +108,15 @@ def draw_marks(
 ) -> np.ndarray:
     """Draw marks on an RGB frame. `source_size` (width, height) is the frame size the boxes
     refer to; boxes are scaled to the image."""
-    if not marks or not style & {"box", "circle", "classes"}:
+    if not marks or not style & {"box", "circle", "contour", "classes"}:
         return image
+    if "contour" in style:
+        image = image.copy()
+        height, width_px = image.shape[:2]
+        line = max(1, round(3 * min(width_px, height) / 448))
+        for mark in marks:
+            if mark.mask is not None:
+                image[_outline(mark.mask, (width_px, height), line)] = RED
     picture = Image.fromarray(image)
     draw = ImageDraw.Draw(picture)
     sx, sy = picture.width / source_size[0], picture.height / source_size[1]
