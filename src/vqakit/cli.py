@@ -274,6 +274,14 @@ def _slug(text: str) -> str:
 )
 @click.option("--ray-address", help="Ray cluster to use with --engine ray (default: a local instance).")
 @click.option("--group-by", help="Extra metadata keys to break results down by, comma-separated.")
+@click.option(
+    "--hints",
+    "hint_style",
+    default="circle+classes+temporal",
+    show_default=True,
+    help="Style of --method hints: box, circle, contour, classes, text, temporal joined by +.",
+)
+@click.option("--detector", help="For --method hints on samples without tracks, e.g. owlv2:<folder>.")
 @click.option("--judge", "judge_spec", help="Model that grades open-ended answers yes/no.")
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
@@ -293,6 +301,8 @@ def eval_command(
     engine: str,
     ray_address: str | None,
     group_by: str | None,
+    hint_style: str,
+    detector: str | None,
     judge_spec: str | None,
     extractor_spec: str | None,
     rubric_spec: str | None,
@@ -343,6 +353,8 @@ def eval_command(
             engine=engine,
             ray_address=ray_address,
             group_by=tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
+            hints=hint_style,
+            detector=detector,
         )
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{chosen}", total=None)

@@ -293,3 +293,36 @@ def build_tiny_llava_onevision(folder: Path) -> Path:
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+def build_tiny_owlv2(folder: Path) -> Path:
+    from transformers import Owlv2Config, Owlv2ForObjectDetection, Owlv2ImageProcessor, Owlv2Processor
+
+    tokenizer = byte_tokenizer(["<|startoftext|>", "<|endoftext|>", "!"], "")
+    tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token = "<|startoftext|>", "<|endoftext|>", "!"
+    tokenizer.model_max_length = 16
+    text = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "max_position_embeddings": 16,
+        "bos_token_id": tokenizer.bos_token_id,
+        "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    vision = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "image_size": 32,
+        "patch_size": 8,
+    }
+    model = Owlv2ForObjectDetection(Owlv2Config(text_config=text, vision_config=vision, projection_dim=32))
+    Owlv2Processor(
+        image_processor=Owlv2ImageProcessor(size={"height": 32, "width": 32}), tokenizer=tokenizer
+    ).save_pretrained(folder)
+    model.save_pretrained(folder)
+    return folder

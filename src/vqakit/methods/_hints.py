@@ -3,15 +3,98 @@
 With `temporal` in the style, frame times come from `select_times` (where the tracked objects
 are, then uniform); otherwise from the protocol's frame spec. Each frame gets the marks of the
 objects present at its time, drawn (`box`, `circle`, `classes`) or, with `text`, written as a
-line before the frame. Samples without tracks get plain frames, so the method runs on any
-benchmark.
+line before the frame. Samples without tracks use the detector path when the run names a
+detector (`EvalConfig.detector`, e.g. `owlv2:<folder>`): the answering model lists the objects
+that would help, hands, people and large static things are dropped (hint_exclusions.txt), the
+detector finds the rest at score 0.6 on the sampled frames, and the same marks are drawn;
+otherwise such samples get plain frames, so the method runs on any benchmark.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
 from vqakit.methods._base import MethodContext, method
 from vqakit.methods._direct import _ask, _window_spec
 from vqakit.schema import Prediction, Sample, Timestamps, Uniform
+
+EXCLUSIONS_FILE = Path(__file__).with_name("hint_exclusions.txt")
+
+
+def excluded_categories() -> set[str]:
+    lines = EXCLUSIONS_FILE.read_text(encoding="utf-8").splitlines()
+    return {line.strip().lower() for line in lines if line.strip() and not line.startswith("#")}
+
+
+def filter_categories(categories: list[str]) -> list[str]:
+    """Drop hands, people and large static things (the data file), keeping order, once each."""
+    from vqakit.scoring import singular
+
+    excluded = excluded_categories()
+    kept: dict[str, str] = {}
+    for name in categories:
+        words = [singular(w) for w in re.sub(r"^(a|an|the)\s+", "", name.strip().lower()).split()]
+        key = " ".join(words)
+        if words and key not in excluded and words[-1] not in excluded:
+            kept.setdefault(key, name.strip())
+    return list(kept.values())
+
+
+class _Categories(BaseModel):
+    objects: list[str]
+
+
+async def object_categories(model: Any, sample: Sample) -> list[str]:
+    """Ask the model which objects would help answer the question; filtered by the data file."""
+    from vqakit.models import Message, complete_structured
+    from vqakit.prompts import render_prompt
+
+    prompt = render_prompt("hint_objects", question=sample.question, options="\n".join(sample.choices or []))
+    value, _ = await complete_structured(model, [Message.user(prompt)], _Categories, sample_id=sample.id)
+    return filter_categories(value.objects) if value is not None else []
+
+
+def _spread(indices: list[int], count: int) -> list[int]:
+    """`count` of the indices, evenly spaced (all of them when there are fewer)."""
+    if len(indices) <= count:
+        return list(indices)
+    return [indices[k] for k in np.linspace(0, len(indices) - 1, count).round().astype(int)]
+
+
+def detected_parts(sample: Sample, context: MethodContext, categories: list[str]) -> tuple[list, list[float]]:
+    """Hints without tracks: detect the categories and mark what is found. With `temporal`, twice
+    the frame budget is sampled uniformly as candidates; frames with detections are kept (spread
+    evenly down to the budget) and the rest of the budget is filled evenly from the others."""
+    from vqakit.models import Frames
+    from vqakit.video import Mark, Resize, draw_marks, parse_style, sample_frames
+
+    style = parse_style(context.options.get("hints", "circle+classes+temporal"))
+    detector = context.shared["detector"]
+    path = context.root / sample.videos[0].path
+    spec = _window_spec(sample, context.protocol.frames)
+    budget = spec.n if isinstance(spec, Uniform) else None
+    if "temporal" in style and budget:
+        spec = Uniform(2 * budget, spec.start_s, spec.end_s)
+    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    frames = sample_frames(path, spec, resize=resize)
+    marks = [[Mark(d.label, d.box) for d in detector.detect(f.image, categories)] for f in frames]
+    if "temporal" in style and budget:
+        found = [i for i, m in enumerate(marks) if m]
+        chosen = _spread(found, budget)
+        chosen += _spread([i for i in range(len(frames)) if i not in chosen], budget - len(chosen))
+        frames, marks = [frames[i] for i in sorted(chosen)], [marks[i] for i in sorted(chosen)]
+    images = tuple(
+        draw_marks(f.image, m, style, (f.image.shape[1], f.image.shape[0]))
+        for f, m in zip(frames, marks, strict=True)
+    )
+    times = [f.time_s for f in frames]
+    return ([Frames(images, tuple(times))] if frames else []), times
 
 
 def hinted_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
@@ -59,4 +142,18 @@ def hinted_parts(sample: Sample, context: MethodContext) -> tuple[list, list[flo
 
 @method("hints", needs_model=True)
 async def hints(sample: Sample, context: MethodContext) -> Prediction:
-    return await _ask(sample, context, "hints", hinted_parts)
+    tracked = any(track.video == 0 for track in sample.objects)
+    detector_spec = context.options.get("detector")
+    if tracked or not detector_spec or not sample.videos:
+        return await _ask(sample, context, "hints", hinted_parts)
+    async with context.shared.setdefault("detector_lock", asyncio.Lock()):
+        if "detector" not in context.shared:
+            from vqakit.models import OpenVocabDetector
+
+            context.shared["detector"] = await asyncio.to_thread(OpenVocabDetector, detector_spec)
+    categories = await object_categories(context.model, sample)
+
+    def visual(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
+        return detected_parts(sample, context, categories)
+
+    return await _ask(sample, context, "hints", visual)

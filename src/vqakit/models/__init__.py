@@ -2,6 +2,7 @@
 structured output. Heavy SDKs are imported only by the backend that needs them."""
 
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
+from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
 from vqakit.models._embed import EmbeddingCache, ImageTextEmbedder, TextEmbedder
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
@@ -14,6 +15,7 @@ __all__ = [
     "BackendError",
     "CallError",
     "Completion",
+    "Detection",
     "EmbeddingCache",
     "Frames",
     "Image",
@@ -21,6 +23,7 @@ __all__ = [
     "Message",
     "Model",
     "ModelSpec",
+    "OpenVocabDetector",
     "Part",
     "ResponseCache",
     "RetryPolicy",
@@ -31,6 +34,7 @@ __all__ = [
     "clock",
     "complete_structured",
     "default_cache_path",
+    "keep_detections",
     "parse_json_lenient",
     "parse_model_spec",
     "parse_retry_after",

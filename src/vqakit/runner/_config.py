@@ -20,6 +20,7 @@ class EvalConfig(BaseModel):
     limit: int | None = None
     seed: int = 0
     hints: str = "circle+classes+temporal"  # style of the hints method (vqakit.video.parse_style)
+    detector: str | None = None  # hints without tracks: open-vocabulary detector, e.g. owlv2:<folder>
     engine: str = "local"  # "local" (asyncio in this process) or "ray" (samples as Ray tasks)
     ray_address: str | None = None  # existing Ray cluster; None starts a local instance
     group_by: tuple[str, ...] = ()  # metadata keys to break results down by, beyond the defaults

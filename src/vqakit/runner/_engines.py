@@ -59,7 +59,11 @@ def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContex
 
         model = Model(config.model, concurrency=config.concurrency)
     return MethodContext(
-        root=root, protocol=protocol, model=model, seed=config.seed, options={"hints": config.hints}
+        root=root,
+        protocol=protocol,
+        model=model,
+        seed=config.seed,
+        options={"hints": config.hints, "detector": config.detector},
     )
 
 
