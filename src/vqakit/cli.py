@@ -650,4 +650,7 @@ def rank(runs: tuple[Path, ...], judges: str, out: Path | None, concurrency: int
     for pair, tau in result["kendall_tau"].items():
         click.echo(f"agreement {pair}: Kendall tau {tau:+.2f}")
     if out is not None:
+        from vqakit.report import write_ranking_report
+
         out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        click.echo(f"-> {out} and {write_ranking_report(out.with_suffix('.html'), result)}")

@@ -99,3 +99,74 @@ def test_imported_benchmark_evaluates(imported, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "on 4 MCQ samples" in result.stdout
+
+
+def test_imported_fixture_with_hints_rubric_and_recall(imported, tmp_path):
+    """The done-when run: hints + rubric judge + recall on the imported fixture, all in the report.
+    The card's min_group_size is lowered to 1 so that the 4-question fixture shows skill rows."""
+    import shutil
+
+    import yaml
+
+    out, _ = imported
+    bench = tmp_path / "bench"
+    shutil.copytree(out, bench)
+    card = yaml.safe_load((bench / "benchmark.yaml").read_text())
+    card["protocol"]["min_group_size"] = 1
+    (bench / "benchmark.yaml").write_text(yaml.safe_dump(card))
+    samples = load_benchmark(bench).samples
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps(
+                {"sample_id": s.id, "reply": "1. At 00:02 I open the fridge and take the knife.\nAnswer: (1)"}
+            )
+            + "\n"
+            for s in samples
+        )
+    )
+    grades = tmp_path / "g.jsonl"
+    grades.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "sample_id": s.id,
+                    "reply": "[Perceptual Correctness: 1]\n[Temporal "
+                    "Grounding: 2]\n[Logical Reasoning: 1]\n[Completeness: 0]",
+                }
+            )
+            + "\n"
+            for s in samples
+        )
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vqakit",
+            "eval",
+            str(bench),
+            "--model",
+            f"replay:{answers}",
+            "--method",
+            "hints",
+            "--frames",
+            "uniform:4",
+            "--prompt",
+            "mcq_numbered",
+            "--rubric-judge",
+            f"replay:{grades}",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    results = json.loads((tmp_path / "run/results.json").read_text())
+    assert results["overall"]["n"] == 4 and results["rubric"]["temporal_grounding"]["mean"] == 2.0
+    assert results["object_recall"]["n"] == 4
+    assert {"skills", "video_length"} <= set(results["groups"])
+    page = (tmp_path / "run/report.html").read_text()
+    for words in ("Accuracy", "Reasoning rubric", "Object recall", "By skills", "By video_length"):
+        assert words in page

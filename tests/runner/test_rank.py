@@ -99,3 +99,5 @@ def test_two_judges_rank_three_runs(tmp_path):
     assert list(result["kendall_tau"].values()) == [pytest.approx(1 / 3)]
     assert cli.returncode == 0, cli.stderr
     assert "Kendall tau +0.33" in cli.stdout  # judgments were stored: the CLI reuses them
+    page = (tmp_path / "rank.html").read_text()
+    assert page.count("<h2>Judge") == 2 and "Kendall tau +0.33" in page

@@ -69,3 +69,34 @@ def write_sweep_report(folder: str | Path, parameter: str, rows: list[dict[str, 
     path = folder / "sweep.html"
     path.write_text(page, encoding="utf-8")
     return path
+
+
+def write_ranking_report(path: str | Path, ranking: dict[str, Any]) -> Path:
+    """`vqakit rank` as a page: each judge's ranking of the runs and the judges' agreement."""
+    path = Path(path)
+    sections = []
+    for judge, order in ranking["rankings"].items():
+        rows = "".join(
+            f"<tr><td>{place}</td><td>{html.escape(run)}</td><td>{ranking['scores'][judge][run]['total']:.2f}</td>"
+            + "".join(f"<td>{v:.2f}</td>" for v in ranking["scores"][judge][run]["criteria"].values())
+            + "</tr>"
+            for place, run in enumerate(order, start=1)
+        )
+        criteria = next(iter(ranking["scores"][judge].values()))["criteria"]
+        head = "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in criteria)
+        sections.append(
+            f"<h2>Judge {html.escape(judge)}</h2><table><tr><th>#</th><th>run</th><th>total (0-8)</th>"
+            f"{head}</tr>{rows}</table>"
+        )
+    agreement = "".join(
+        f"<li>{html.escape(pair)}: Kendall tau {tau:+.2f}</li>"
+        for pair, tau in ranking["kendall_tau"].items()
+    )
+    page = (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ranking</title>"
+        "<style>body{font-family:system-ui,sans-serif;margin:24px} td,th{padding:3px 10px;text-align:left}"
+        "</style></head><body><h1>Runs ranked by reasoning rubric</h1>"
+        f"{''.join(sections)}<h2>Agreement between judges</h2><ul>{agreement}</ul></body></html>"
+    )
+    path.write_text(page, encoding="utf-8")
+    return path
