@@ -175,6 +175,30 @@ def build_tiny_smolvlm(folder: Path) -> Path:
     return folder
 
 
+def _dual_encoder_configs(tokenizer) -> tuple[dict, dict]:
+    """Tiny text and vision tower configs for CLIP-like models (CLIP, SigLIP, OWLv2)."""
+    text = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "max_position_embeddings": tokenizer.model_max_length,
+        "bos_token_id": tokenizer.bos_token_id,
+        "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id,
+    }
+    vision = {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "image_size": 32,
+        "patch_size": 8,
+    }
+    return text, vision
+
+
 def build_tiny_clip(folder: Path, family: str = "clip") -> Path:
     """A tiny CLIP or SigLIP (text + vision towers, projection) with its processor."""
     if family == "clip":
@@ -194,25 +218,7 @@ def build_tiny_clip(folder: Path, family: str = "clip") -> Path:
         "<pad>",
     )
     tokenizer.model_max_length = 32
-    text = {
-        "vocab_size": len(tokenizer),
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "max_position_embeddings": 32,
-        "bos_token_id": tokenizer.bos_token_id,
-        "eos_token_id": tokenizer.eos_token_id,
-        "pad_token_id": tokenizer.pad_token_id,
-    }
-    vision = {
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "image_size": 32,
-        "patch_size": 8,
-    }
+    text, vision = _dual_encoder_configs(tokenizer)
     extra = {"projection_dim": 16} if family == "clip" else {}
     model = Model(Config(text_config=text, vision_config=vision, **extra))
     if family == "clip":
@@ -301,25 +307,7 @@ def build_tiny_owlv2(folder: Path) -> Path:
     tokenizer = byte_tokenizer(["<|startoftext|>", "<|endoftext|>", "!"], "")
     tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token = "<|startoftext|>", "<|endoftext|>", "!"
     tokenizer.model_max_length = 16
-    text = {
-        "vocab_size": len(tokenizer),
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "max_position_embeddings": 16,
-        "bos_token_id": tokenizer.bos_token_id,
-        "eos_token_id": tokenizer.eos_token_id,
-        "pad_token_id": tokenizer.pad_token_id,
-    }
-    vision = {
-        "hidden_size": 32,
-        "intermediate_size": 64,
-        "num_hidden_layers": 2,
-        "num_attention_heads": 2,
-        "image_size": 32,
-        "patch_size": 8,
-    }
+    text, vision = _dual_encoder_configs(tokenizer)
     model = Owlv2ForObjectDetection(Owlv2Config(text_config=text, vision_config=vision, projection_dim=32))
     Owlv2Processor(
         image_processor=Owlv2ImageProcessor(size={"height": 32, "width": 32}), tokenizer=tokenizer
