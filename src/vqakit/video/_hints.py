@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -45,11 +46,20 @@ def parse_style(text: str) -> set[str]:
     return parts
 
 
+@lru_cache(maxsize=256)
+def load_mask(path: str) -> np.ndarray:
+    """A mask PNG as a read-only bool array, read once: box and contour lookups ask for the
+    same masks at every candidate frame time."""
+    mask = np.asarray(Image.open(path).convert("L")) > 0
+    mask.flags.writeable = False
+    return mask
+
+
 def _point_box(point, root: Path | None) -> tuple[float, float, float, float] | None:
     if point.box is not None:
         return tuple(float(v) for v in point.box)  # type: ignore[return-value]
     if point.mask is not None and root is not None:
-        mask = np.asarray(Image.open(root / point.mask).convert("L")) > 0
+        mask = load_mask(str(root / point.mask))
         ys, xs = np.nonzero(mask)
         if xs.size:
             return float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
@@ -76,7 +86,7 @@ def mask_at(track: ObjectTrack, time_s: float, root: Path | None) -> np.ndarray 
     if not with_masks or root is None:
         return None
     nearest = min(with_masks, key=lambda p: abs(p.time_s - time_s))
-    return np.asarray(Image.open(root / nearest.mask).convert("L")) > 0
+    return load_mask(str(root / nearest.mask))
 
 
 def marks_at(tracks: list[ObjectTrack], time_s: float, root: Path | None = None) -> list[Mark]:
