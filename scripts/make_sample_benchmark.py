@@ -955,6 +955,30 @@ def balance_letters(sample: dict, slot: int) -> dict:
     return shuffled
 
 
+# Questions about one moment of a video cut into several corpus clips: the clip holding it.
+GOLD_CLIP_OVERRIDES = {"ped-lawn-walkers": ["clip-pedestrians-b"], "ped-lawn-when": ["clip-pedestrians-b"]}
+
+
+def with_gold_clips(sample: dict) -> dict:
+    """Name the corpus clips that show what a question is about (for retrieval methods and their
+    success rates): an explicit override, else every clip of the sample's video that overlaps
+    the sample's window (questions about a whole scene are answerable from any of its clips)."""
+    if sample.get("gold_clips") or not sample.get("videos"):
+        return sample
+    if sample["id"] in GOLD_CLIP_OVERRIDES:
+        return {**sample, "gold_clips": GOLD_CLIP_OVERRIDES[sample["id"]]}
+    ref = sample["videos"][0]
+    start, end = ref.get("start_s") or 0.0, ref.get("end_s") or float("inf")
+    gold = [
+        clip["id"]
+        for clip in CLIPS
+        if clip["video"]["path"] == ref["path"]
+        and (clip["video"].get("start_s") or 0.0) < end
+        and start < (clip["video"].get("end_s") or float("inf"))
+    ]
+    return {**sample, "gold_clips": gold} if gold else sample
+
+
 def write_jsonl(path: Path, records: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
@@ -968,7 +992,7 @@ def main() -> int:
         [{**p, "source": "written for vqakit's sample benchmark"} for p in PASSAGES],
     )
     write_jsonl(ROOT / "corpus/clips.jsonl", CLIPS)
-    write_jsonl(ROOT / "samples.jsonl", [balance_letters(sample, slot) for slot, sample in enumerate(SAMPLES)])
+    write_jsonl(ROOT / "samples.jsonl", [with_gold_clips(balance_letters(sample, slot)) for slot, sample in enumerate(SAMPLES)])
     print(f"wrote {len(SAMPLES)} samples, {len(CLIPS)} clips, {len(PASSAGES)} passages under {ROOT}")
     return 0
 

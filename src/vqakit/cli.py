@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -250,12 +251,140 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("#")[-1])[-60:].strip("_") or "model"
 
 
+@main.command()
+@click.argument("bench")
+@click.option(
+    "--text-embedder", help="Passage and description embedder: minilm (default) or sentence-transformers:X."
+)
+@click.option(
+    "--image-embedder",
+    help="Clip frame embedder, clip:<folder or hub id> (CLIP, SigLIP, MetaCLIP); needed for visual "
+    "retrieval and localization.",
+)
+@click.option(
+    "--fps",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    help="Frames per second embedded for each clip.",
+)
+@click.option(
+    "--frame-side",
+    type=click.IntRange(16),
+    default=224,
+    show_default=True,
+    help="Short side of the frames before embedding.",
+)
+@click.option(
+    "--ivf-lists", type=click.IntRange(1), help="Also build an approximate (IVF) index with N lists."
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Index folder (default: the benchmark's, in the vqakit cache, where eval looks).",
+)
+def index(
+    bench: str,
+    text_embedder: str | None,
+    image_embedder: str | None,
+    fps: float,
+    frame_side: int,
+    ivf_lists: int | None,
+    out: Path | None,
+) -> None:
+    """Embed BENCH's passages and clips for retrieval; only new or changed items are embedded."""
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.retrieval import CorpusIndex, IndexSettings, build_index, default_index_folder
+
+    benchmark = load_benchmark(bench)
+    folder = out or default_index_folder(benchmark)
+    stored = CorpusIndex(folder).settings
+    settings = IndexSettings(
+        text_embedder=text_embedder or stored.text_embedder,
+        image_embedder=image_embedder or stored.image_embedder,
+        fps=fps,
+        frame_side=frame_side,
+        ivf_lists=ivf_lists,
+    )
+    built, report = build_index(
+        benchmark,
+        folder,
+        settings,
+        on_progress=lambda what, done, total: click.echo(f"  {what}: {done}/{total}", err=True),
+    )
+    click.echo(f"index of {benchmark.card.name} -> {folder}")
+    for name, table in built.tables.items():
+        if name not in report.embedded and not len(table):
+            continue
+        click.echo(
+            f"  {name:<13}{len(table):>7} rows  ({report.embedded.get(name, 0)} embedded, "
+            f"{report.kept.get(name, 0)} unchanged, {report.removed.get(name, 0)} removed)"
+        )
+    for note in report.notes:
+        click.echo(f"note: {note}")
+
+
+def _retrieval_options(command: Any) -> Any:
+    """Options of the retrieval methods (rag, rag+localize, rag+split, oracle-clip), passed to the
+    command as keyword arguments named like the `EvalConfig` fields."""
+    options = [
+        click.option(
+            "--index", "index", help="Index folder (default: the benchmark's, in the vqakit cache)."
+        ),
+        click.option(
+            "--text-embedder",
+            help="Passage/description embedder: minilm (default) or sentence-transformers:X.",
+        ),
+        click.option(
+            "--image-embedder", help="Clip frame embedder, clip:<folder or hub id>; default: the index's."
+        ),
+        click.option("--top-clips", type=click.IntRange(1), default=5, show_default=True),
+        click.option(
+            "--window",
+            "window_s",
+            type=click.FloatRange(min=0, min_open=True),
+            default=5.0,
+            show_default=True,
+            help="rag+localize window / rag+split piece, seconds.",
+        ),
+        click.option(
+            "--shift",
+            "shift_s",
+            type=click.FloatRange(min=0),
+            default=1.0,
+            show_default=True,
+            help="rag+localize: seconds a before/after cue moves the window.",
+        ),
+        click.option(
+            "--caption-frames",
+            type=click.IntRange(1),
+            default=15,
+            show_default=True,
+            help="Frames per retrieved clip.",
+        ),
+        click.option("--approximate", is_flag=True, help="Approximate (IVF) search instead of exact."),
+        click.option("--fallback", help="Model asked when --model refuses or replies empty."),
+        click.option(
+            "--sufficiency-judge",
+            help="Model judging Y/N whether the gold clip's description holds the question's event.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @main.command(name="eval")
 @click.argument("bench")
 @click.option(
     "--model", "model_spec", help="Model spec (see `vqakit models`). Without it, offline baselines run."
 )
-@click.option("--method", default=None, help="direct (default with a model), blind, random, text-similarity.")
+@click.option(
+    "--method",
+    default=None,
+    help="direct (default with a model), blind, hints, rag, rag+localize, rag+split, oracle-clip, "
+    "random, text-similarity.",
+)
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
 @click.option("--short-side", type=int, help="Resize frames so the short side has PX pixels.")
 @click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
@@ -287,6 +416,7 @@ def _slug(text: str) -> str:
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
 )
+@_retrieval_options
 def eval_command(
     bench: str,
     model_spec: str | None,
@@ -306,6 +436,7 @@ def eval_command(
     judge_spec: str | None,
     extractor_spec: str | None,
     rubric_spec: str | None,
+    **retrieval: Any,
 ) -> None:
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from rich.progress import Progress
@@ -355,6 +486,7 @@ def eval_command(
             group_by=tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
             hints=hint_style,
             detector=detector,
+            **retrieval,
         )
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{chosen}", total=None)
@@ -431,10 +563,15 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
 @click.option("--short-side", "short_side_values", help="Short sides to sweep: 224,448,...")
 @click.option("--prompt", "prompt_values", help="Prompt templates to sweep: mcq,mcq_reasoning")
 @click.option(
+    "--windows", "window_values", help="rag+localize / rag+split window lengths to sweep: 1,3,5,10,15,30"
+)
+@click.option("--top-clips-values", "top_clips_values", help="Numbers of retrieved clips to sweep: 1,3,5")
+@click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Sweep folder (default runs/...)."
 )
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
+@_retrieval_options
 def sweep(
     bench: str,
     model_spec: str,
@@ -442,9 +579,12 @@ def sweep(
     frames_values: str | None,
     short_side_values: str | None,
     prompt_values: str | None,
+    window_values: str | None,
+    top_clips_values: str | None,
     out: Path | None,
     concurrency: int,
     limit: int | None,
+    **retrieval: Any,
 ) -> None:
     """One run per value of one parameter; prints accuracy against the value and writes
     sweep.json and sweep.html (each run keeps its own folder and report)."""
@@ -453,11 +593,19 @@ def sweep(
 
     given = {
         k: v
-        for k, v in (("frames", frames_values), ("short_side", short_side_values), ("prompt", prompt_values))
+        for k, v in (
+            ("frames", frames_values),
+            ("short_side", short_side_values),
+            ("prompt", prompt_values),
+            ("window_s", window_values),
+            ("top_clips", top_clips_values),
+        )
         if v
     }
     if len(given) != 1:
-        raise click.UsageError("sweep exactly one of --frames, --short-side or --prompt")
+        raise click.UsageError(
+            "sweep exactly one of --frames, --short-side, --prompt, --windows or --top-clips-values"
+        )
     ((parameter, text),) = given.items()
     try:
         values = expand_values(parameter, text)
@@ -465,7 +613,10 @@ def sweep(
         raise click.UsageError(str(error)) from None
     name = load_benchmark(bench).card.name
     folder = out or Path("runs") / f"{name}-{method}-{_slug(model_spec)}-sweep-{parameter}"
-    base = EvalConfig(bench=bench, method=method, model=model_spec, concurrency=concurrency, limit=limit)
+    retrieval.pop(parameter, None)
+    base = EvalConfig(
+        bench=bench, method=method, model=model_spec, concurrency=concurrency, limit=limit, **retrieval
+    )
     try:
         outcomes = run_sweep(base, parameter, values, folder)
     except (RunConfigError, ValueError) as error:

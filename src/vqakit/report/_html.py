@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from PIL import Image
 
+from vqakit.report._retrieval import retrieval_detail, retrieval_sections
 from vqakit.schema import Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS
 
@@ -161,7 +162,10 @@ def _sample_card(benchmark: Benchmark, sample: Sample, prediction: Prediction, s
             lines.append(f'<div class="{" ".join(classes)}">{LETTERS[i]}. {_e(option)}{marks}</div>')
     else:
         lines.append(f'<div class="opt gold">reference: {_e(sample.answer)}</div>')
-    lines.append(_thumbnails(benchmark, sample, prediction))
+    if prediction.retrieval:  # frames come from retrieved clips, not the sample's video
+        lines.append(retrieval_detail(sample, prediction))
+    else:
+        lines.append(_thumbnails(benchmark, sample, prediction))
     if prediction.reply is not None:
         lines.append(f'<div class="reply">{_e(prediction.reply)}</div>')
     detail = prediction.extraction or ""
@@ -244,6 +248,7 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
             )
             + "</table>"
         )
+    body.extend(retrieval_sections(results))
     body.append("<h2>Chosen and gold letters</h2>" + _letters_chart(results["letters"]))
     body.append(
         "<h2>Samples</h2><div>"

@@ -27,3 +27,14 @@ class EvalConfig(BaseModel):
     judge: str | None = None  # model that grades open-ended answers yes/no
     rubric_judge: str | None = None  # model that grades reasoning against the reference trace (MiRA)
     extractor: str | None = None  # model that reads MCQ replies the rules abstained on
+    fallback: str | None = None  # model asked when the main model refuses or replies empty
+    # retrieval methods (rag, rag+localize, rag+split, oracle-clip)
+    index: str | None = None  # index folder; None: the benchmark's default index folder
+    text_embedder: str | None = None  # None: the index's (minilm for a new index)
+    image_embedder: str | None = None  # None: the index's (none: clips found by their descriptions)
+    top_clips: int = 5
+    window_s: float = 5.0  # localization window / split piece length
+    shift_s: float = 1.0  # how far a before/after cue moves the window
+    caption_frames: int = 15  # frames per retrieved clip (the frame budget)
+    approximate: bool = False  # approximate (IVF) search instead of exact
+    sufficiency_judge: str | None = None  # model judging whether the gold clip's description has the event

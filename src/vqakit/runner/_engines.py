@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vqakit.methods import MethodContext, get_method
+from vqakit.methods import RAG_DEFAULTS, MethodContext, get_method
 from vqakit.runner._config import EvalConfig
 from vqakit.schema import Prediction, PredictionError, Protocol
 
@@ -57,13 +57,18 @@ def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContex
     if config.model is not None:
         from vqakit.models import Model
 
-        model = Model(config.model, concurrency=config.concurrency)
+        fallback = Model(config.fallback, concurrency=config.concurrency) if config.fallback else None
+        model = Model(config.model, concurrency=config.concurrency, fallback=fallback)
     return MethodContext(
         root=root,
         protocol=protocol,
         model=model,
         seed=config.seed,
-        options={"hints": config.hints, "detector": config.detector},
+        options={
+            "hints": config.hints,
+            "detector": config.detector,
+            **{name: getattr(config, name) for name in RAG_DEFAULTS},
+        },
     )
 
 

@@ -242,7 +242,7 @@ def run_eval(
     finally:
         log.close()
     judgments = JudgmentLog(folder / "judgments.jsonl")
-    if config.judge or config.extractor or config.rubric_judge:
+    if config.judge or config.extractor or config.rubric_judge or config.sufficiency_judge:
         asyncio.run(_second_pass(config, samples, log.finished, judgments))
     results = write_scores(folder, benchmark, samples, log.finished, judgments.by_sample(), config.group_by)
     return RunOutcome(folder, finished_before, len(todo), results)
@@ -251,14 +251,18 @@ def run_eval(
 async def _second_pass(
     config: EvalConfig, samples: list, predictions: dict[str, Prediction], judgments: JudgmentLog
 ) -> None:
-    """Judge open-ended replies, re-read abstained MCQ replies and grade reasoning against the
-    reference trace with models, resumably."""
+    """Judge open-ended replies, re-read abstained MCQ replies, grade reasoning against the
+    reference trace and judge whether the gold clip's description holds the question's event,
+    with models, resumably."""
     from vqakit.models import Model
-    from vqakit.scoring import extract_with_model, judge_open, rubric_judge
+    from vqakit.scoring import extract_with_model, gold_caption, judge_open, judge_sufficiency, rubric_judge
 
     judge = Model(config.judge, concurrency=config.concurrency) if config.judge else None
     extractor = Model(config.extractor, concurrency=config.concurrency) if config.extractor else None
     rubric = Model(config.rubric_judge, concurrency=config.concurrency) if config.rubric_judge else None
+    sufficiency = (
+        Model(config.sufficiency_judge, concurrency=config.concurrency) if config.sufficiency_judge else None
+    )
 
     async def one(sample: Any) -> None:
         prediction = predictions.get(sample.id)
@@ -271,11 +275,14 @@ async def _second_pass(
             judgments.append(await extract_with_model(extractor, sample, prediction))
         if sample.reasoning and rubric is not None and not judgments.has("rubric", sample.id):
             judgments.append(await rubric_judge(rubric, sample, prediction))
+        wants_sufficiency = sufficiency is not None and gold_caption(sample, prediction) is not None
+        if wants_sufficiency and not judgments.has("sufficiency", sample.id):
+            judgments.append(await judge_sufficiency(sufficiency, sample, prediction))
 
     try:
         await asyncio.gather(*(one(sample) for sample in samples))
     finally:
-        for model in (judge, extractor, rubric):
+        for model in (judge, extractor, rubric, sufficiency):
             if model is not None:
                 await model.aclose()
 

@@ -10,7 +10,7 @@ from typing import Any
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._run import RunOutcome, run_eval
 
-SWEEPABLE = ("frames", "short_side", "prompt")
+SWEEPABLE = ("frames", "short_side", "prompt", "window_s", "top_clips")
 
 
 def expand_values(parameter: str, text: str) -> list[Any]:
@@ -20,8 +20,13 @@ def expand_values(parameter: str, text: str) -> list[Any]:
         if not values:
             raise ValueError(f"frames sweep {text!r}: use KIND:V1,V2,... such as uniform:0,1,8,16,64")
         return [f"{kind}:{value.strip()}" for value in values.split(",") if value.strip()]
-    if parameter == "short_side":
-        return [int(value) for value in text.split(",")]
+    try:
+        if parameter in ("short_side", "top_clips"):
+            return [int(value) for value in text.split(",")]
+        if parameter == "window_s":
+            return [float(value) for value in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{parameter} sweep {text!r}: use numbers separated by commas") from None
     return [value.strip() for value in text.split(",") if value.strip()]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 
@@ -28,3 +30,5 @@ class Prediction(BaseModel):
     latency_s: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    # retrieval methods: what was retrieved and shown (query, clips, windows, captions, passages)
+    retrieval: dict[str, Any] | None = None

@@ -15,6 +15,7 @@ import numpy as np
 from vqakit.schema import Prediction, Sample
 from vqakit.scoring._extract import LETTERS
 from vqakit.scoring._recall import object_recall
+from vqakit.scoring._retrieval import retrieval_fields, summarise_retrieval
 
 DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
 
@@ -23,9 +24,11 @@ def score_sample(
     sample: Sample, prediction: Prediction, second: dict[str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """Score one prediction; `second` holds its model-based second passes by kind
-    ("judge", "extract", "rubric")."""
+    ("judge", "extract", "rubric", "sufficiency")."""
     second = second or {}
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
+    if "sufficiency" in second and second["sufficiency"]["verdict"] is not None:
+        row["sufficient"] = bool(second["sufficiency"]["verdict"])
     if "rubric" in second:
         row["rubric"] = second["rubric"]["scores"]
     if sample.reasoning and prediction.reply:
@@ -33,12 +36,14 @@ def score_sample(
         if recall is not None:
             row["object_recall"], row["noun_recall"] = recall["object_recall"], recall["noun_recall"]
     if prediction.error is not None:
+        row.update(retrieval_fields(sample, prediction, None))
         return {
             **row,
             "correct": False if sample.is_mcq else None,
             "status": f"error: {prediction.error.type}",
         }
     if not sample.is_mcq:
+        row.update(retrieval_fields(sample, prediction, None))
         judged = second.get("judge")
         if judged is None:
             return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
@@ -54,6 +59,7 @@ def score_sample(
     extracted = second.get("extract")
     if choice is None and extracted is not None and extracted["choice"] is not None:
         choice, how = int(extracted["choice"]), "model extractor"
+    row.update(retrieval_fields(sample, prediction, choice))
     if choice is None:
         return {**row, "correct": False, "status": "abstained"}
     return {
@@ -170,6 +176,7 @@ def summarise(
             results["groups"][group] = kept
         else:
             del results["groups"][group]
+    results.update(summarise_retrieval(scores))
     results["min_group_size"] = min_group_size
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),

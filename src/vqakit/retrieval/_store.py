@@ -1,0 +1,195 @@
+"""A small embedded vector store: one table = a float32 matrix (`NAME.npy`) plus one JSON line
+per row (`NAME.jsonl`: id, content key, extra fields).
+
+Rows are L2-normalised, so search is a dot product. Exact search scans the matrix (fast well
+into the hundreds of thousands of rows on one core). For larger tables an inverted-file index
+(`build_ivf`) clusters the rows with k-means and a search scans only the `probes` clusters
+nearest to the query: approximate, much less work. Writes go to temporary files that replace
+the old ones, so a killed indexer leaves the previous table intact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    key: str  # content hash: a row whose key is unchanged is not embedded again
+    vector: np.ndarray
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+    extra: dict[str, Any]
+
+
+def _write_atomic(path: Path, write: Any) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        write(handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+class VectorTable:
+    def __init__(self, folder: str | Path, name: str) -> None:
+        self.folder, self.name = Path(folder), name
+        self.ids: list[str] = []
+        self.keys: list[str] = []
+        self.extras: list[dict[str, Any]] = []
+        self.vectors = np.zeros((0, 0), dtype=np.float32)
+        self._ivf: tuple[np.ndarray, np.ndarray] | None = None  # (centroids, list of each row)
+        self._position: dict[str, int] = {}
+        matrix, rows = self._paths()
+        if matrix.exists() and rows.exists():
+            for number, line in enumerate(rows.read_text(encoding="utf-8").splitlines(), start=1):
+                try:
+                    record = json.loads(line)
+                    self.ids.append(record["id"])
+                    self.keys.append(record["key"])
+                    self.extras.append(record.get("extra", {}))
+                except (json.JSONDecodeError, KeyError) as error:
+                    raise ValueError(
+                        f"{rows}:{number}: broken index row ({error}); rebuild the index"
+                    ) from None
+            self.vectors = np.load(matrix)
+            if len(self.vectors) != len(self.ids):
+                raise ValueError(
+                    f"{matrix}: {len(self.vectors)} vectors for {len(self.ids)} rows; rebuild the index"
+                )
+            ivf = self._ivf_path()
+            if ivf.exists():
+                with np.load(ivf) as stored:
+                    self._ivf = (stored["centroids"], stored["assignment"])
+        self._reindex()
+
+    def _paths(self) -> tuple[Path, Path]:
+        return self.folder / f"{self.name}.npy", self.folder / f"{self.name}.jsonl"
+
+    def _ivf_path(self) -> Path:
+        return self.folder / f"{self.name}.ivf.npz"
+
+    def _reindex(self) -> None:
+        self._position = {row_id: i for i, row_id in enumerate(self.ids)}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, row_id: str) -> bool:
+        return row_id in self._position
+
+    def key_of(self, row_id: str) -> str | None:
+        position = self._position.get(row_id)
+        return None if position is None else self.keys[position]
+
+    def extra_of(self, row_id: str) -> dict[str, Any]:
+        return self.extras[self._position[row_id]]
+
+    def vector_of(self, row_id: str) -> np.ndarray:
+        return self.vectors[self._position[row_id]]
+
+    def rows_where(self, name: str, value: Any) -> list[int]:
+        return [i for i, extra in enumerate(self.extras) if extra.get(name) == value]
+
+    def replace_rows(self, keep: Iterable[str], fresh: list[Row]) -> None:
+        """Keep the rows whose ids are in `keep` (in their order), then add or overwrite `fresh`."""
+        kept = [self._position[row_id] for row_id in keep if row_id in self._position]
+        fresh_ids = {row.id for row in fresh}
+        kept = [i for i in kept if self.ids[i] not in fresh_ids]
+        vectors = [self.vectors[i] for i in kept] + [np.asarray(r.vector, np.float32) for r in fresh]
+        self.ids = [self.ids[i] for i in kept] + [r.id for r in fresh]
+        self.keys = [self.keys[i] for i in kept] + [r.key for r in fresh]
+        self.extras = [self.extras[i] for i in kept] + [r.extra for r in fresh]
+        self.vectors = np.stack(vectors).astype(np.float32) if vectors else np.zeros((0, 0), np.float32)
+        self._ivf = None
+        self._reindex()
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        matrix, rows = self._paths()
+        lines = "".join(
+            json.dumps({"id": i, "key": k, "extra": e}) + "\n"
+            for i, k, e in zip(self.ids, self.keys, self.extras, strict=True)
+        )
+        _write_atomic(matrix, lambda handle: np.save(handle, self.vectors))
+        _write_atomic(rows, lambda handle: handle.write(lines.encode("utf-8")))
+        ivf = self._ivf_path()
+        if self._ivf is not None:
+            centroids, assignment = self._ivf
+            _write_atomic(ivf, lambda handle: np.savez(handle, centroids=centroids, assignment=assignment))
+        elif ivf.exists():
+            ivf.unlink()
+
+    def build_ivf(self, lists: int | None = None, *, iterations: int = 12, seed: int = 0) -> None:
+        """Cluster the rows (spherical k-means, `lists` clusters, default about sqrt(rows))."""
+        count = len(self.ids)
+        if count == 0:
+            self._ivf = None
+            return
+        lists = max(1, min(count, lists or int(np.sqrt(count))))
+        rng = np.random.default_rng(seed)
+        centroids = self.vectors[rng.choice(count, size=lists, replace=False)].copy()
+        assignment = np.zeros(count, dtype=np.int64)
+        for _ in range(iterations):
+            assignment = np.argmax(self.vectors @ centroids.T, axis=1)
+            for cluster in range(lists):
+                members = self.vectors[assignment == cluster]
+                if len(members):
+                    mean = members.sum(axis=0)
+                    centroids[cluster] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        self._ivf = (centroids.astype(np.float32), assignment)
+
+    @property
+    def has_ivf(self) -> bool:
+        return self._ivf is not None
+
+    def search(
+        self,
+        query: np.ndarray,
+        k: int,
+        *,
+        among: Collection[str] | None = None,
+        exclude: Collection[str] = (),
+        approximate: bool = False,
+        probes: int = 8,
+    ) -> list[Hit]:
+        """The k rows most similar to `query` (best first), optionally only rows in `among`."""
+        if len(self.ids) == 0 or k <= 0:
+            return []
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.vectors.shape[1]:
+            raise ValueError(
+                f"query has {query.shape[0]} dimensions but table {self.name!r} has {self.vectors.shape[1]}; "
+                "was the index built with another embedder?"
+            )
+        if among is not None:
+            candidates = np.array(
+                sorted(self._position[i] for i in among if i in self._position), dtype=np.int64
+            )
+        elif approximate and self._ivf is not None:
+            centroids, assignment = self._ivf
+            nearest = np.argsort(-(centroids @ query))[:probes]
+            candidates = np.flatnonzero(np.isin(assignment, nearest))
+        else:
+            candidates = np.arange(len(self.ids))
+        if exclude:
+            skip = {self._position[i] for i in exclude if i in self._position}
+            candidates = np.array([c for c in candidates if c not in skip], dtype=np.int64)
+        if candidates.size == 0:
+            return []
+        scores = self.vectors[candidates] @ query
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [Hit(self.ids[candidates[i]], float(scores[i]), self.extras[candidates[i]]) for i in order]
