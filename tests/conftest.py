@@ -8,9 +8,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no model hub here: everything is built or packaged
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import sys
 from pathlib import Path
 
 import pytest
+
+# test helpers shared across packages: tiny_models (tiny random HF models), fake_server
+sys.path.insert(0, str(Path(__file__).parent / "models"))
 
 from vqakit.video import write_index_clip
 

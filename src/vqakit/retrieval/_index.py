@@ -77,6 +77,7 @@ def _clip_key(benchmark: Benchmark, clip: Clip, settings: IndexSettings) -> str:
     except OSError:
         seen = ("missing",)
     return _digest(
+        "clip-v2",  # layout of the clip rows; bumping it re-embeds every clip
         settings.image_embedder,
         settings.fps,
         settings.frame_side,
@@ -227,7 +228,9 @@ def _index_clips(
                 Row(f"{clip_id}#{i}", keys[clip_id], vector, {"clip": clip_id, "time_s": frame.time_s})
             )
         mean = vectors.mean(axis=0)
-        fresh_clips.append(Row(clip_id, keys[clip_id], mean / max(float(np.linalg.norm(mean)), 1e-12)))
+        start = clip.video.start_s or 0.0  # frame i of the clip stands for start + i / fps
+        vector = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        fresh_clips.append(Row(clip_id, keys[clip_id], vector, {"start_s": start, "frames": len(decoded)}))
         if on_progress:
             on_progress("clips", number, len(stale))
     unchanged = [clip_id for clip_id in keys if clip_id not in stale]

@@ -63,6 +63,10 @@ class Retriever:
             self._text_vector(query, image_space=False), k, exclude=exclude, approximate=self.approximate
         )
 
+    def clip_start(self, clip_id: str) -> float:
+        """Where the clip's frame 0 stands in its video (seconds)."""
+        return float(self.index.tables["clips"].extra_of(clip_id).get("start_s", 0.0))
+
     def frame_similarities(self, clip_id: str, text: str) -> tuple[np.ndarray, np.ndarray]:
         """(frame times in seconds of the video, similarity of each frame to `text`)."""
         if not self.visual:
@@ -76,12 +80,14 @@ class Retriever:
         self, clip_id: str, text: str, window_s: float, position: Position = "within", shift_s: float = 1.0
     ) -> tuple[float, float]:
         """The `window_s` window of a clip that best matches `text`, in seconds of the video."""
-        times, scores = self.frame_similarities(clip_id, text)
+        _, scores = self.frame_similarities(clip_id, text)
         start, end = best_window(scores, self.index.settings.fps, window_s, position, shift_s)
-        return float(times[0] + start), float(times[0] + end)
+        offset = self.clip_start(clip_id)
+        return offset + start, offset + end
 
     def best_piece(self, clip_id: str, text: str, piece_s: float) -> tuple[float, float]:
         """The fixed `piece_s` piece of a clip that best matches `text`, in seconds of the video."""
-        times, scores = self.frame_similarities(clip_id, text)
+        _, scores = self.frame_similarities(clip_id, text)
         start, end = best_piece(scores, self.index.settings.fps, piece_s)
-        return float(times[0] + start), float(times[0] + end)
+        offset = self.clip_start(clip_id)
+        return offset + start, offset + end

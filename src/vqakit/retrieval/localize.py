@@ -50,7 +50,9 @@ def best_window(
         return 0.0, duration
     running = np.concatenate(([0.0], np.cumsum(scores)))
     sums = running[width:] - running[:-width]  # sums[i]: frames i .. i+width-1
-    first = int(np.argmax(sums))
+    # earliest window whose mean equals the best up to float noise of the running sum
+    tolerance = 1e-9 * max(1.0, float(np.abs(running).max()))
+    first = int(np.flatnonzero(sums >= sums.max() - tolerance)[0])
     start = first / fps
     length = width / fps
     if position == "before":
