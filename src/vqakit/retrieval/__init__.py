@@ -10,6 +10,7 @@ from vqakit.retrieval._index import (
     default_index_folder,
     passage_text,
 )
+from vqakit.retrieval._kmeans import spherical_kmeans
 from vqakit.retrieval._retriever import Retriever
 from vqakit.retrieval._store import Hit, Row, VectorTable
 from vqakit.retrieval.localize import POSITIONS, best_piece, best_window, fixed_pieces, window_frames
@@ -30,5 +31,6 @@ __all__ = [
     "default_index_folder",
     "fixed_pieces",
     "passage_text",
+    "spherical_kmeans",
     "window_frames",
 ]

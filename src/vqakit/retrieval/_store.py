@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from vqakit.retrieval._kmeans import spherical_kmeans
+
 
 @dataclass(frozen=True)
 class Row:
@@ -140,17 +142,8 @@ class VectorTable:
             self._ivf = None
             return
         lists = max(1, min(count, lists or int(np.sqrt(count))))
-        rng = np.random.default_rng(seed)
-        centroids = self.vectors[rng.choice(count, size=lists, replace=False)].copy()
-        assignment = np.zeros(count, dtype=np.int64)
-        for _ in range(iterations):
-            assignment = np.argmax(self.vectors @ centroids.T, axis=1)
-            for cluster in range(lists):
-                members = self.vectors[assignment == cluster]
-                if len(members):
-                    mean = members.sum(axis=0)
-                    centroids[cluster] = mean / max(float(np.linalg.norm(mean)), 1e-12)
-        self._ivf = (centroids.astype(np.float32), assignment)
+        centroids, assignment = spherical_kmeans(self.vectors, lists, iterations=iterations, seed=seed)
+        self._ivf = (centroids, assignment)
 
     @property
     def has_ivf(self) -> bool:

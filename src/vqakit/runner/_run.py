@@ -22,7 +22,6 @@ import asyncio
 import difflib
 import hashlib
 import json
-import os
 import platform
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from vqakit._jsonl import append_synced, complete_lines
 from vqakit.benchmarks import load_benchmark
 from vqakit.methods import get_method
 from vqakit.prompts import prompt_hash, prompt_names
@@ -75,31 +75,6 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def complete_lines(path: Path, parse: Callable[[bytes], Any]) -> list[Any]:
-    """Records of an append-only JSONL file; a last line cut short by a kill (no newline, or
-    unparseable) is removed from the file so that appending can go on cleanly."""
-    raw = path.read_bytes() if path.exists() else b""
-    records, good_end = [], 0
-    for line in raw.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            records.append(parse(line))
-        except ValueError:
-            break
-        good_end += len(line)
-    if good_end < len(raw):
-        with open(path, "r+b") as handle:
-            handle.truncate(good_end)
-    return records
-
-
-def _append_synced(handle: Any, line: str) -> None:
-    handle.write(line + "\n")
-    handle.flush()
-    os.fsync(handle.fileno())
-
-
 class JudgmentLog:
     """Append-only judgments.jsonl of second passes (one per sample and kind), safe against kills."""
 
@@ -117,7 +92,7 @@ class JudgmentLog:
         if key in self.records:
             return
         with open(self.path, "a", encoding="utf-8") as handle:
-            _append_synced(handle, json.dumps(record))
+            append_synced(handle, json.dumps(record))
         self.records[key] = record
 
     def by_sample(self) -> dict[str, dict[str, dict[str, Any]]]:
@@ -141,7 +116,7 @@ class PredictionLog:
     def append(self, prediction: Prediction) -> None:
         if prediction.sample_id in self.finished:
             return
-        _append_synced(self._handle, prediction.model_dump_json())
+        append_synced(self._handle, prediction.model_dump_json())
         self.finished[prediction.sample_id] = prediction
 
     def close(self) -> None:
