@@ -425,6 +425,21 @@ def build_egofact_command(
         click.echo(f"note: {note}")
 
 
+def _check_visual_index(bench: str, method: str, retrieval: dict[str, Any]) -> None:
+    """rag+localize and rag+split need clip frame embeddings: fail before the run, not per sample."""
+    if method not in ("rag+localize", "rag+split") or retrieval.get("image_embedder"):
+        return
+    from vqakit.benchmarks import load_benchmark
+    from vqakit.retrieval import CorpusIndex, default_index_folder
+
+    folder = retrieval.get("index") or default_index_folder(load_benchmark(bench))
+    if not CorpusIndex(folder).settings.image_embedder:
+        raise click.UsageError(
+            f"{method} scores clip frames against the question: pass --image-embedder clip:<folder of a "
+            f"CLIP/SigLIP/MetaCLIP model>, or first run `vqakit index {bench} --image-embedder ...`"
+        )
+
+
 def _retrieval_options(command: Any) -> Any:
     """Options of the retrieval methods (rag, rag+localize, rag+split, oracle-clip), passed to the
     command as keyword arguments named like the `EvalConfig` fields."""
@@ -564,6 +579,7 @@ def eval_command(
     else:
         methods = [method or "direct"]
     for chosen in methods:
+        _check_visual_index(bench, chosen, retrieval)
         folder = (
             out
             if out is not None and len(methods) == 1
@@ -652,6 +668,16 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
             f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
             f"{row['mcnemar_p']:>11.3f}"
         )
+    labels = {
+        "clip_hit": "gold clip retrieved",
+        "passage_hit": "gold passage retrieved",
+        "sufficient": "sufficient",
+    }
+    for key, row in result["diagnostics"].items():
+        click.echo(
+            f"{labels[key]:<34}{row['n']:>5}{100 * row['rate_a']:>7.1f}%{100 * row['rate_b']:>7.1f}%"
+            f"{100 * (row['rate_b'] - row['rate_a']):>+7.1f}%"
+        )
 
 
 @main.command()
@@ -715,6 +741,7 @@ def sweep(
     name = load_benchmark(bench).card.name
     folder = out or Path("runs") / f"{name}-{method}-{_slug(model_spec)}-sweep-{parameter}"
     retrieval.pop(parameter, None)
+    _check_visual_index(bench, method, retrieval)
     base = EvalConfig(
         bench=bench, method=method, model=model_spec, concurrency=concurrency, limit=limit, **retrieval
     )

@@ -164,3 +164,33 @@ def test_clip_frames_at_two_fps_and_incremental_clips(tmp_path, minilm, tiny_cli
     assert Retriever(index, minilm).clip_source == "descriptions"
     with pytest.raises(ValueError, match="--image-embedder"):
         Retriever(index, minilm).localize("second", "a number", 2.0)
+
+
+def test_cli_index_is_incremental_and_localization_needs_frames(tmp_path):
+    import subprocess
+    import sys
+
+    def vqakit(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "vqakit", *args], capture_output=True, text=True, timeout=300
+        )
+
+    first = vqakit("index", "sample", "--out", str(tmp_path / "index"))
+    assert first.returncode == 0, first.stderr
+    assert "passages           7 rows  (7 embedded" in first.stdout and "--image-embedder" in first.stdout
+    again = vqakit("index", "sample", "--out", str(tmp_path / "index"))
+    assert "(0 embedded, 7 unchanged, 0 removed)" in again.stdout
+    refused = vqakit(
+        "eval",
+        "sample",
+        "--method",
+        "rag+localize",
+        "--model",
+        "replay:none.jsonl",
+        "--index",
+        str(tmp_path / "index"),
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert refused.returncode == 2 and "--image-embedder" in refused.stderr
+    assert not (tmp_path / "run").exists()

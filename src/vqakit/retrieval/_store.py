@@ -169,7 +169,7 @@ class VectorTable:
                 "was the index built with another embedder?"
             )
         if among is not None:
-            candidates = np.array(
+            candidates: np.ndarray | None = np.array(
                 sorted(self._position[i] for i in among if i in self._position), dtype=np.int64
             )
         elif approximate and self._ivf is not None:
@@ -177,12 +177,19 @@ class VectorTable:
             nearest = np.argsort(-(centroids @ query))[:probes]
             candidates = np.flatnonzero(np.isin(assignment, nearest))
         else:
+            candidates = None  # every row: no copy of the matrix
+        scores = (self.vectors if candidates is None else self.vectors[candidates]) @ query
+        if candidates is None:
             candidates = np.arange(len(self.ids))
         if exclude:
             skip = {self._position[i] for i in exclude if i in self._position}
-            candidates = np.array([c for c in candidates if c not in skip], dtype=np.int64)
+            keep = np.array([c not in skip for c in candidates.tolist()], dtype=bool)
+            candidates, scores = candidates[keep], scores[keep]
         if candidates.size == 0:
             return []
-        scores = self.vectors[candidates] @ query
-        order = np.argsort(-scores, kind="stable")[:k]
+        if k < scores.size:  # the k best in linear time; ties go to the earlier row
+            top = np.argpartition(-scores, k - 1)[:k]
+            order = top[np.lexsort((candidates[top], -scores[top]))]
+        else:
+            order = np.lexsort((candidates, -scores))
         return [Hit(self.ids[candidates[i]], float(scores[i]), self.extras[candidates[i]]) for i in order]

@@ -51,6 +51,26 @@ def _pair_summary(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     }
 
 
+DIAGNOSTICS = ("clip_hit", "passage_hit", "sufficient")  # retrieval runs (scoring._retrieval)
+
+
+def _diagnostics(scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rates of the retrieval diagnostics in both runs, over samples that have the value in both
+    (e.g. the sufficiency judge's Y rate without and with localization)."""
+    rows_b = {row["sample_id"]: row for row in scores_b}
+    found: dict[str, Any] = {}
+    for key in DIAGNOSTICS:
+        pairs = [
+            (bool(row[key]), bool(rows_b[row["sample_id"]][key]))
+            for row in scores_a
+            if row.get(key) is not None and rows_b.get(row["sample_id"], {}).get(key) is not None
+        ]
+        if pairs:
+            a, b = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
+            found[key] = {"n": len(pairs), "rate_a": float(a.mean()), "rate_b": float(b.mean())}
+    return found
+
+
 def compare_runs(
     samples: list[Sample],
     scores_a: list[dict[str, Any]],
@@ -69,7 +89,11 @@ def compare_runs(
             np.array([float(correct_b[s.id]) for s in subset]),
         )
 
-    result: dict[str, Any] = {"overall": _pair_summary(*arrays(shared)), "groups": {}}
+    result: dict[str, Any] = {
+        "overall": _pair_summary(*arrays(shared)),
+        "groups": {},
+        "diagnostics": _diagnostics(scores_a, scores_b),
+    }
     for group in groups:
         buckets: dict[str, list[Sample]] = {}
         for sample in shared:
