@@ -134,3 +134,60 @@ def test_yaml_syntax_error_names_line(tmp_path):
     assert result.returncode == 1
     assert result.stdout.startswith("benchmark.yaml:"), result.stdout
     assert "not valid YAML" in result.stdout
+
+
+def test_two_hop_pair_structure_is_checked(tmp_path, index_clip):
+    (tmp_path / "media").mkdir()
+    shutil.copy(index_clip, tmp_path / "media/clip.mp4")
+    (tmp_path / "benchmark.yaml").write_text(CARD)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus/passages.jsonl").write_text(
+        "".join(json.dumps({"id": f"p{i}", "text": f"passage {i}"}) + "\n" for i in range(3))
+    )
+    pairs = [
+        {"object": "cup", "passage": "p0", "counterfactual": 0, "factual": 1},
+        {"object": "pan", "passage": "p1", "counterfactual": 2, "factual": 3},
+        {"object": "jar", "passage": "p2", "counterfactual": 4, "factual": 5},
+    ]
+
+    def two_hop(sample_id: str, answer: int = 5, **changes) -> str:
+        meta = {"hop": 2, "grounding": "local", "pairs": changes.pop("pairs", pairs)}
+        return json.dumps(
+            good(
+                sample_id,
+                choices=[f"statement {i}" for i in range(6)],
+                answer=answer,
+                metadata=meta,
+                **changes,
+            )
+        )
+
+    moved = [dict(pairs[0]), dict(pairs[1]), {**pairs[2], "factual": 9}]
+    reused = [dict(pairs[0]), {**pairs[1], "counterfactual": 1}, dict(pairs[2])]
+    lines = [
+        two_hop("fine", gold_passages=["p2"]),  # 1
+        two_hop("counterfactual-answer", answer=4),  # 2
+        two_hop("out-of-range", pairs=moved),  # 3
+        two_hop("index-twice", pairs=reused),  # 4
+        two_hop("unknown-passage", pairs=[*pairs[:2], {**pairs[2], "passage": "p9"}]),  # 5
+        two_hop("wrong-gold", gold_passages=["p0"]),  # 6
+        two_hop("not-a-pair", pairs=[*pairs[:2], {"object": "jar"}]),  # 7
+        json.dumps(good("open", choices=None, answer="x", metadata={"pairs": pairs})),  # 8
+    ]
+    (tmp_path / "samples.jsonl").write_text("\n".join(lines) + "\n")
+    result = run_validate(tmp_path)
+    assert result.returncode == 1
+    found = result.stdout.strip().splitlines()
+    expected = [
+        "samples.jsonl:2: metadata.pairs.2.counterfactual: the answer cannot be a counterfactual statement",
+        "samples.jsonl:3: metadata.pairs.2.factual: option 9 is out of range for 6 choices",
+        "samples.jsonl:4: metadata.pairs.1.counterfactual: option 1 is already the factual statement "
+        "of pair 0",
+        "samples.jsonl:5: metadata.pairs.2.passage: id 'p9' is not in corpus/passages.jsonl",
+        "samples.jsonl:6: metadata.pairs: the answer's pair uses passage 'p2', not a gold passage",
+        "samples.jsonl:7: metadata.pairs.2.passage: missing or not str",
+        "samples.jsonl:8: metadata.pairs: pairs describe options, but the sample has no choices",
+    ]
+    for line in expected:
+        assert line in found, result.stdout
+    assert not any(line.startswith("samples.jsonl:1:") for line in found)

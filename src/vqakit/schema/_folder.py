@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from vqakit.schema._card import BenchmarkCard
 from vqakit.schema._corpus import Clip, Passage
+from vqakit.schema._pairs import pair_problems
 from vqakit.schema._sample import Sample, VideoRef
 from vqakit.schema._trace import find_times
 
@@ -287,6 +288,7 @@ def _check_sample(
         for item in getattr(sample, key):
             if item not in known:
                 problems.append(Problem(SAMPLES, line, key, f"id {item!r} is not in {corpus}"))
+    problems += [Problem(SAMPLES, line, name, message) for name, message in pair_problems(sample, passages)]
 
 
 def check_folder(
