@@ -54,3 +54,43 @@ def test_same_outputs_as_local(tmp_path, local_ray):
     for name in ("scores.jsonl", "results.json", "report.html"):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes(), name
     assert local.results == distributed.results
+
+
+def test_rag_on_ray_matches_local(tmp_path, local_ray):
+    """Retrieval on Ray workers: each worker opens the index once and retrieves what the local
+    engine retrieves (clips found by their descriptions with the packaged MiniLM)."""
+    pytest.importorskip("sentence_transformers")
+    bench = load_benchmark("sample")
+    two_hop = [s for s in bench.samples if s.metadata.hop == 2]
+    lines = []
+    for s in two_hop:
+        lines.append(
+            {"sample_id": f"{s.id}:rewrite", "reply": json.dumps({"query": f"A video that {s.question}"})}
+        )
+        lines += [{"sample_id": f"{s.id}:caption:{c}", "reply": f"1. Clip {c}."} for c in bench.clips]
+        lines.append({"sample_id": f"{s.id}:passage-queries", "reply": "no JSON here"})
+        lines.append({"sample_id": s.id, "reply": json.dumps({"Answer": LETTERS[s.answer]})})
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    base = EvalConfig(
+        bench="sample",
+        method="rag",
+        model=f"replay:{replies}",
+        index=str(tmp_path / "index"),
+        caption_frames=2,
+        top_clips=2,
+        limit=len(bench.samples),
+    )
+    ids = {s.id for s in two_hop}
+    local = run_eval(base, tmp_path / "local")
+    distributed = run_eval(base.model_copy(update={"engine": "ray"}), tmp_path / "ray")
+    assert distributed.ran == len(bench.samples)
+    rows = {
+        name: [r for r in without_timings(tmp_path / name) if r["sample_id"] in ids]
+        for name in ("local", "ray")
+    }
+    assert rows["local"] == rows["ray"] and len(rows["ray"]) == 6
+    assert all(
+        r["retrieval"]["clip_source"] == "descriptions" and r["choice"] is not None for r in rows["ray"]
+    )
+    assert local.results["retrieval"] == distributed.results["retrieval"]

@@ -25,6 +25,7 @@ Everything retrieved and shown is kept in the prediction's `retrieval` field.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -83,13 +84,44 @@ def rag_option(context: MethodContext, name: str) -> Any:
     return RAG_DEFAULTS[name] if value is None else value
 
 
+_PROCESS_RETRIEVERS: dict[tuple, tuple[Any, Any]] = {}
+_PROCESS_LOCK = threading.Lock()
+
+
 def shared_retriever(context: MethodContext) -> Any:
-    """The run's retriever, built once (index checked and brought up to date, embedders loaded)."""
+    """The run's retriever, built once (index checked and brought up to date, embedders loaded).
+
+    It is also kept for the life of the process, keyed by the benchmark, the retrieval options
+    and the modification times of the corpus files and the index, so that engines that make a
+    context per batch (Ray workers) load embedders once per worker, not once per batch.
+    """
     lock = context.shared.setdefault("retriever_lock", threading.Lock())
     with lock:
         if "retriever" not in context.shared:
-            context.shared["retriever"], context.shared["benchmark"] = open_retriever(context)
+            key = _process_key(context)
+            with _PROCESS_LOCK:
+                if key not in _PROCESS_RETRIEVERS:
+                    _PROCESS_RETRIEVERS[key] = open_retriever(context)
+                context.shared["retriever"], context.shared["benchmark"] = _PROCESS_RETRIEVERS[key]
         return context.shared["retriever"]
+
+
+def _process_key(context: MethodContext) -> tuple:
+    def seen(path: Any) -> float | None:
+        try:
+            return os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+
+    root = context.root.resolve()
+    index = rag_option(context, "index")
+    files = [root / "corpus/clips.jsonl", root / "corpus/passages.jsonl"]
+    if index:
+        files.append(os.path.join(index, "index.json"))
+    options = tuple(
+        rag_option(context, name) for name in ("index", "text_embedder", "image_embedder", "approximate")
+    )
+    return (str(root), options, tuple(seen(path) for path in files))
 
 
 def open_retriever(context: MethodContext) -> tuple[Any, Any]:
