@@ -79,7 +79,6 @@ def test_rag_on_ray_matches_local(tmp_path, local_ray):
         index=str(tmp_path / "index"),
         caption_frames=2,
         top_clips=2,
-        limit=len(bench.samples),
     )
     ids = {s.id for s in two_hop}
     local = run_eval(base, tmp_path / "local")
