@@ -426,13 +426,19 @@ def build_egofact_command(
 
 
 def _check_visual_index(bench: str, method: str, retrieval: dict[str, Any]) -> None:
-    """rag+localize and rag+split need clip frame embeddings: fail before the run, not per sample."""
-    if method not in ("rag+localize", "rag+split") or retrieval.get("image_embedder"):
+    """Retrieval methods need a clip corpus, and rag+localize / rag+split clip frame embeddings:
+    fail before the run, not once per sample."""
+    if method not in ("rag", "rag+localize", "rag+split", "oracle-clip"):
         return
     from vqakit.benchmarks import load_benchmark
     from vqakit.retrieval import CorpusIndex, default_index_folder
 
-    folder = retrieval.get("index") or default_index_folder(load_benchmark(bench))
+    benchmark = load_benchmark(bench)
+    if not benchmark.clips:
+        raise click.UsageError(f"{method} retrieves from corpus/clips.jsonl, and {bench} has no clips")
+    if method not in ("rag+localize", "rag+split") or retrieval.get("image_embedder"):
+        return
+    folder = retrieval.get("index") or default_index_folder(benchmark)
     if not CorpusIndex(folder).settings.image_embedder:
         raise click.UsageError(
             f"{method} scores clip frames against the question: pass --image-embedder clip:<folder of a "

@@ -409,3 +409,28 @@ def test_bad_inputs_name_the_file_and_line(inputs, tmp_path):
     bad.write_text("not json\n")
     with pytest.raises(InputError, match=r"events.jsonl:1: invalid JSON"):
         read_events(bad, videos)
+
+
+def test_clip_similarity_from_screenshots_with_an_image_embedder(inputs, minilm, tmp_path):
+    pytest.importorskip("transformers")
+    from tiny_models import build_tiny_clip
+
+    from vqakit.models import ImageTextEmbedder
+
+    image = ImageTextEmbedder(f"clip:{build_tiny_clip(tmp_path / 'clip')}")
+    outcome = build_egofact(
+        inputs["videos"],
+        inputs["events"],
+        inputs["passages"],
+        tmp_path / "bench",
+        llm=ScriptedBuildModel(),
+        vlm=None,
+        text_embedder=minilm,
+        image_embedder=image,
+        config=CONFIG,
+    )
+    assert not any("--image-embedder" in note for note in outcome.notes)
+    assert any("--vlm" in note for note in outcome.notes)  # no captions: annotations only
+    stage = next(s for s in outcome.stages if s.name == "6 disambiguation")
+    assert stage.before == 10 and stage.after + sum(stage.dropped.values()) == stage.before
+    load_benchmark(outcome.folder, media=True)

@@ -161,6 +161,7 @@ def test_rag_localize_run_on_the_sample(tmp_path, bench, clip_spec, index_folder
     for heading in ("Retrieval success", "sufficiency judge", "chosen statements", "By hop_grounding"):
         assert heading in report
     assert "localized on: a hand picks up an object (after)" in report
+    assert report.count("data:image/jpeg") == 46 * 15  # the frames described of one clip per sample
 
 
 def context_for(bench, model, **options) -> MethodContext:

@@ -366,6 +366,7 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
     captions = {clip.id: text for clip, (text, _) in zip(clips, described, strict=True) if text is not None}
     frames_s = [time for _, times in described for time in times]
     trace["captions"] = captions
+    trace["frames_s"] = {clip.id: times for clip, (_, times) in zip(clips, described, strict=True)}
 
     passages: list[Any] = []
     if sample.metadata.hop == 2 and sample.choices is not None and benchmark.passages:

@@ -111,16 +111,34 @@ def _letters_chart(letters: dict[str, dict[str, int]]) -> str:
     return "".join(parts)
 
 
+def _shown_video(
+    benchmark: Benchmark, sample: Sample, prediction: Prediction
+) -> tuple[str, list[float]] | None:
+    """(video path, frame times) of the frames to show: the sample's video, or for retrieval
+    methods the gold clip's frames when it was retrieved, else the top clip's."""
+    trace = prediction.retrieval
+    if trace is None:
+        return (sample.videos[0].path, prediction.frames_s) if prediction.frames_s and sample.videos else None
+    per_clip = trace.get("frames_s") or {}
+    shown = next((c for c in sample.gold_clips if per_clip.get(c)), None) or next(
+        (c for c in trace.get("clips", []) if per_clip.get(c)), None
+    )
+    if shown is None or shown not in benchmark.clips:
+        return None
+    return benchmark.clips[shown].video.path, per_clip[shown]
+
+
 def _thumbnails(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> str:
-    if not prediction.frames_s or not sample.videos:
+    shown = _shown_video(benchmark, sample, prediction)
+    if shown is None:
         return ""
     from vqakit.models import clock
     from vqakit.video import Resize, Timestamps, VideoError, sample_frames
 
     try:
         frames = sample_frames(
-            benchmark.root / sample.videos[0].path,
-            Timestamps(tuple(prediction.frames_s)),
+            benchmark.root / shown[0],
+            Timestamps(tuple(shown[1])),
             resize=Resize(short_side=THUMB_SHORT_SIDE),
         )
     except VideoError as error:
@@ -162,10 +180,9 @@ def _sample_card(benchmark: Benchmark, sample: Sample, prediction: Prediction, s
             lines.append(f'<div class="{" ".join(classes)}">{LETTERS[i]}. {_e(option)}{marks}</div>')
     else:
         lines.append(f'<div class="opt gold">reference: {_e(sample.answer)}</div>')
-    if prediction.retrieval:  # frames come from retrieved clips, not the sample's video
+    lines.append(_thumbnails(benchmark, sample, prediction))
+    if prediction.retrieval:
         lines.append(retrieval_detail(sample, prediction))
-    else:
-        lines.append(_thumbnails(benchmark, sample, prediction))
     if prediction.reply is not None:
         lines.append(f'<div class="reply">{_e(prediction.reply)}</div>')
     detail = prediction.extraction or ""

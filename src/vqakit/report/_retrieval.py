@@ -88,10 +88,10 @@ def retrieval_detail(sample: Sample, prediction: Prediction) -> str:
         label = _e(clip) + (" ✓ gold" if clip in sample.gold_clips else "")
         if clip in windows:
             start, end = windows[clip]
-            label += f" [{clock(start)}–{clock(end)}]"
+            label += f" {clock(start)}–{clock(end)}"
         clips.append(label)
     if clips:
-        parts.append("clips: " + ", ".join(clips))
+        parts.append("clips (frames above: the gold clip if retrieved, else the first): " + ", ".join(clips))
     passages = [
         _e(passage) + (" ✓ gold" if passage in sample.gold_passages else "")
         for passage in trace.get("passages", [])
