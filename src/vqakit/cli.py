@@ -279,6 +279,11 @@ def _slug(text: str) -> str:
     "--ivf-lists", type=click.IntRange(1), help="Also build an approximate (IVF) index with N lists."
 )
 @click.option(
+    "--store",
+    type=click.Choice(["numpy", "lancedb"]),
+    help="Vector store: numpy (default; a matrix per table) or lancedb (LanceDB tables, vectors on disk).",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     help="Index folder (default: the benchmark's, in the vqakit cache, where eval looks).",
@@ -290,6 +295,7 @@ def index(
     fps: float,
     frame_side: int,
     ivf_lists: int | None,
+    store: str | None,
     out: Path | None,
 ) -> None:
     """Embed BENCH's passages and clips for retrieval; only new or changed items are embedded."""
@@ -304,7 +310,8 @@ def index(
         image_embedder=image_embedder or stored.image_embedder,
         fps=fps,
         frame_side=frame_side,
-        ivf_lists=ivf_lists,
+        ivf_lists=ivf_lists or stored.ivf_lists,
+        store=store or stored.store,
     )
     built, report = build_index(
         benchmark,
@@ -312,7 +319,7 @@ def index(
         settings,
         on_progress=lambda what, done, total: click.echo(f"  {what}: {done}/{total}", err=True),
     )
-    click.echo(f"index of {benchmark.card.name} -> {folder}")
+    click.echo(f"index of {benchmark.card.name} ({settings.store} store) -> {folder}")
     for name, table in built.tables.items():
         if name not in report.embedded and not len(table):
             continue

@@ -121,10 +121,13 @@ def write_clip_bench(folder: Path) -> Path:
     return folder
 
 
-def test_clip_frames_at_two_fps_and_incremental_clips(tmp_path, minilm, tiny_clip_folder):
+@pytest.mark.parametrize("store", ["numpy", "lancedb"])
+def test_clip_frames_at_two_fps_and_incremental_clips(tmp_path, minilm, tiny_clip_folder, store):
+    if store == "lancedb":
+        pytest.importorskip("lancedb")
     folder = write_clip_bench(tmp_path / "bench")
     image = ImageTextEmbedder(f"clip:{tiny_clip_folder}")
-    settings = IndexSettings(image_embedder=f"clip:{tiny_clip_folder}", fps=2.0, frame_side=64)
+    settings = IndexSettings(image_embedder=f"clip:{tiny_clip_folder}", fps=2.0, frame_side=64, store=store)
     index, report = build_index(
         load_benchmark(folder), tmp_path / "index", settings, text_embedder=minilm, image_embedder=image
     )
@@ -158,7 +161,7 @@ def test_clip_frames_at_two_fps_and_incremental_clips(tmp_path, minilm, tiny_cli
 
     # indexing again without an image embedder keeps only the text tables, and says so
     index, report = build_index(
-        load_benchmark(folder), tmp_path / "index", IndexSettings(), text_embedder=minilm
+        load_benchmark(folder), tmp_path / "index", IndexSettings(store=store), text_embedder=minilm
     )
     assert not index.visual and report.removed["clips"] == 3
     assert Retriever(index, minilm).clip_source == "descriptions"

@@ -138,6 +138,7 @@ def open_retriever(context: MethodContext) -> tuple[Any, Any]:
         fps=stored.fps,
         frame_side=stored.frame_side,
         ivf_lists=stored.ivf_lists,
+        store=stored.store,
     )
     cache = EmbeddingCache()
     text = TextEmbedder(settings.text_embedder, cache=cache)

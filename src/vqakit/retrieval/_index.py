@@ -40,6 +40,7 @@ class IndexSettings:
     fps: float = 2.0  # frames per second embedded for each clip
     frame_side: int = 224  # short side the frames are scaled to before embedding
     ivf_lists: int | None = None  # build an approximate (IVF) index with this many lists
+    store: str = "numpy"  # "numpy" (one matrix per table) or "lancedb" (LanceDB tables on disk)
 
 
 @dataclass
@@ -50,6 +51,20 @@ class IndexReport:
     kept: dict[str, int] = field(default_factory=dict)
     removed: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+
+STORES = ("numpy", "lancedb")
+
+
+def open_table(folder: Path, name: str, store: str) -> Any:
+    """One table of an index folder in the chosen store (both have the `VectorTable` interface)."""
+    if store == "numpy":
+        return VectorTable(folder, name)
+    if store == "lancedb":
+        from vqakit.retrieval._lance import LanceTable
+
+        return LanceTable(folder, name)
+    raise ValueError(f"unknown vector store {store!r}: use {' or '.join(STORES)}")
 
 
 def default_index_folder(benchmark: Benchmark) -> Path:
@@ -98,7 +113,7 @@ class CorpusIndex:
             json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         )
         self.settings = IndexSettings(**self.meta.get("settings", {}))
-        self.tables = {name: VectorTable(self.folder, name) for name in TABLES}
+        self.tables = {name: open_table(self.folder, name, self.settings.store) for name in TABLES}
         self._frames_of: dict[str, list[int]] = {}
         for position, extra in enumerate(self.tables["frames"].extras):
             self._frames_of.setdefault(extra["clip"], []).append(position)
@@ -113,7 +128,7 @@ class CorpusIndex:
         positions = self._frames_of.get(clip_id, [])
         frames = self.tables["frames"]
         times = np.array([frames.extras[p]["time_s"] for p in positions], dtype=np.float64)
-        vectors = frames.vectors[positions] if positions else np.zeros((0, 0), np.float32)
+        vectors = frames.vectors_of([frames.ids[p] for p in positions])
         order = np.argsort(times, kind="stable")
         return times[order], vectors[order]
 
@@ -136,6 +151,10 @@ def build_index(
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     index = CorpusIndex(folder)
+    if index.settings.store != settings.store:  # a new store starts empty (embeddings are cached)
+        index.settings = settings
+        index.tables = {name: open_table(folder, name, settings.store) for name in TABLES}
+        index._frames_of = {}
     report = IndexReport()
     cache = EmbeddingCache()
     loaded: dict[str, Any] = {"text": text_embedder, "image": image_embedder}
@@ -246,6 +265,6 @@ def _index_clips(
         report.removed[name] = removed
 
 
-def _owners(table: VectorTable, name: str) -> list[str]:
+def _owners(table: Any, name: str) -> list[str]:
     """The clip each row belongs to."""
     return [extra["clip"] for extra in table.extras] if name == "frames" else list(table.ids)

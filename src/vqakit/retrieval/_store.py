@@ -103,14 +103,19 @@ class VectorTable:
     def vector_of(self, row_id: str) -> np.ndarray:
         return self.vectors[self._position[row_id]]
 
-    def rows_where(self, name: str, value: Any) -> list[int]:
-        return [i for i, extra in enumerate(self.extras) if extra.get(name) == value]
+    def vectors_of(self, row_ids: list[str]) -> np.ndarray:
+        """Vectors of these rows, in this order."""
+        if not row_ids:
+            return np.zeros((0, self.vectors.shape[1] if self.vectors.ndim == 2 else 0), dtype=np.float32)
+        return self.vectors[[self._position[row_id] for row_id in row_ids]]
 
     def replace_rows(self, keep: Iterable[str], fresh: list[Row]) -> None:
         """Keep the rows whose ids are in `keep` (in their order), then add or overwrite `fresh`."""
         kept = [self._position[row_id] for row_id in keep if row_id in self._position]
         fresh_ids = {row.id for row in fresh}
         kept = [i for i in kept if self.ids[i] not in fresh_ids]
+        if not fresh and kept == list(range(len(self.ids))):
+            return  # nothing changes (and an IVF index stays valid)
         vectors = [self.vectors[i] for i in kept] + [np.asarray(r.vector, np.float32) for r in fresh]
         self.ids = [self.ids[i] for i in kept] + [r.id for r in fresh]
         self.keys = [self.keys[i] for i in kept] + [r.key for r in fresh]
