@@ -285,68 +285,57 @@ def _read_answer(sample: Sample, reply: str) -> tuple[int | None, str]:
     return extraction.choice, extraction.rule if extraction.choice is not None else extraction.reason
 
 
-async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode) -> Prediction:
-    from vqakit.models import Message
+class _StepFailed(Exception):
+    """A pipeline step that leaves nothing to answer from; becomes the prediction's error."""
 
-    def failed(kind: str, message: str, **extra: Any) -> Prediction:
-        return Prediction(
-            sample_id=sample.id,
-            method=name,
-            model=str(context.model) if context.model else None,
-            error=PredictionError(type=kind, message=message),
-            **extra,
-        )
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
-    if context.model is None:
-        return failed("no_model", f"{name} needs --model")
-    steps = _Steps()
-    try:
-        retriever = await asyncio.to_thread(shared_retriever, context)
-    except Exception as error:
-        return failed("index", f"{type(error).__name__}: {error}")
-    benchmark = context.shared["benchmark"]
-    trace: dict[str, Any] = {"mode": mode, "clip_source": retriever.clip_source}
 
-    query = sample.question
+async def _find_clips(
+    sample: Sample, context: MethodContext, steps: _Steps, retriever: Any, mode: Mode, trace: dict[str, Any]
+) -> tuple[list[str], str]:
+    """(clip ids, the text clips were retrieved with): the gold clips for the oracle, else the top
+    clips for the rewritten question."""
     if mode == "oracle":
         if not sample.gold_clips:
-            return failed("no_gold_clips", "oracle-clip needs gold_clips on the sample")
-        clip_ids = list(sample.gold_clips)
-    else:
-        rewritten = await _structured(
-            context,
-            steps,
-            "rewrite",
-            f"{sample.id}:rewrite",
-            render_prompt("rag_rewrite", question=sample.question),
-            RewrittenQuery,
-        )
-        query = rewritten.query if rewritten is not None else sample.question
-        trace["query"] = query
-        try:
-            hits = await asyncio.to_thread(
-                retriever.search_clips, query, int(rag_option(context, "top_clips"))
-            )
-        except ValueError as error:
-            return failed("retrieval", str(error), retrieval=trace)
-        clip_ids = [hit.id for hit in hits]
-        trace["clip_scores"] = [round(hit.score, 4) for hit in hits]
-    trace["clips"] = clip_ids
-    clips = [benchmark.clips[clip_id] for clip_id in clip_ids]
+            raise _StepFailed("no_gold_clips", "oracle-clip needs gold_clips on the sample")
+        return list(sample.gold_clips), sample.question
+    prompt = render_prompt("rag_rewrite", question=sample.question)
+    rewritten = await _structured(context, steps, "rewrite", f"{sample.id}:rewrite", prompt, RewrittenQuery)
+    query = rewritten.query if rewritten is not None else sample.question
+    trace["query"] = query
+    try:
+        hits = await asyncio.to_thread(retriever.search_clips, query, int(rag_option(context, "top_clips")))
+    except ValueError as error:
+        raise _StepFailed("retrieval", str(error)) from None
+    trace["clip_scores"] = [round(hit.score, 4) for hit in hits]
+    return [hit.id for hit in hits], query
 
+
+async def _windows(
+    sample: Sample,
+    context: MethodContext,
+    steps: _Steps,
+    retriever: Any,
+    mode: Mode,
+    clips: list[Any],
+    query: str,
+    trace: dict[str, Any],
+) -> dict[str, tuple[float | None, float | None]]:
+    """The part of each clip to describe: all of it, the localized window, or the best fixed piece."""
     windows: dict[str, tuple[float | None, float | None]] = {
         clip.id: (clip.video.start_s, clip.video.end_s) for clip in clips
     }
+    if mode not in ("localize", "split"):
+        return windows
     window_s = float(rag_option(context, "window_s"))
     try:
         if mode == "localize":
+            prompt = render_prompt("rag_localize", question=sample.question)
             where = await _structured(
-                context,
-                steps,
-                "localize",
-                f"{sample.id}:localize",
-                render_prompt("rag_localize", question=sample.question),
-                Localization,
+                context, steps, "localize", f"{sample.id}:localize", prompt, Localization
             )
             where = where or Localization(description=sample.question, position="within")
             trace["localization"] = where.model_dump()
@@ -355,26 +344,53 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
                 windows[clip.id] = await asyncio.to_thread(
                     retriever.localize, clip.id, where.description, window_s, where.position, shift_s
                 )
-        elif mode == "split":
+        else:
             for clip in clips:
                 windows[clip.id] = await asyncio.to_thread(retriever.best_piece, clip.id, query, window_s)
     except ValueError as error:
-        return failed("localization", str(error), retrieval=trace)
-    if mode in ("localize", "split"):
-        trace["windows"] = {clip_id: [round(a, 3), round(b, 3)] for clip_id, (a, b) in windows.items()}  # type: ignore[arg-type]
+        raise _StepFailed("localization", str(error)) from None
+    trace["windows"] = {clip_id: [round(a, 3), round(b, 3)] for clip_id, (a, b) in windows.items()}  # type: ignore[arg-type]
+    return windows
 
-    described = await asyncio.gather(*(_caption(sample, context, steps, c, windows[c.id]) for c in clips))
-    captions = {clip.id: text for clip, (text, _) in zip(clips, described, strict=True) if text is not None}
-    frames_s = [time for _, times in described for time in times]
-    trace["captions"] = captions
-    trace["frames_s"] = {clip.id: times for clip, (_, times) in zip(clips, described, strict=True)}
 
-    passages: list[Any] = []
-    if sample.metadata.hop == 2 and sample.choices is not None and benchmark.passages:
-        passages = await _passages(sample, context, steps, retriever, trace)
-    if not captions and not passages:
-        trace["step_errors"] = steps.errors
-        return failed("caption", "no retrieved clip could be described", retrieval=trace, frames_s=frames_s)
+async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode) -> Prediction:
+    from vqakit.models import Message
+
+    model = str(context.model) if context.model else None
+    if context.model is None:
+        error = PredictionError(type="no_model", message=f"{name} needs --model")
+        return Prediction(sample_id=sample.id, method=name, error=error)
+    steps = _Steps()
+    trace: dict[str, Any] = {"mode": mode}
+    frames_s: list[float] = []
+    try:
+        try:
+            retriever = await asyncio.to_thread(shared_retriever, context)
+        except Exception as error:
+            raise _StepFailed("index", f"{type(error).__name__}: {error}") from None
+        benchmark = context.shared["benchmark"]
+        trace["clip_source"] = retriever.clip_source
+        clip_ids, query = await _find_clips(sample, context, steps, retriever, mode, trace)
+        trace["clips"] = clip_ids
+        clips = [benchmark.clips[clip_id] for clip_id in clip_ids]
+        windows = await _windows(sample, context, steps, retriever, mode, clips, query, trace)
+        described = await asyncio.gather(*(_caption(sample, context, steps, c, windows[c.id]) for c in clips))
+        captions = {c.id: text for c, (text, _) in zip(clips, described, strict=True) if text is not None}
+        frames_s = [time for _, times in described for time in times]
+        trace["captions"] = captions
+        trace["frames_s"] = {c.id: times for c, (_, times) in zip(clips, described, strict=True)}
+        passages: list[Any] = []
+        if sample.metadata.hop == 2 and sample.choices is not None and benchmark.passages:
+            passages = await _passages(sample, context, steps, retriever, trace)
+        if not captions and not passages:
+            raise _StepFailed("caption", "no retrieved clip could be described")
+    except _StepFailed as failure:
+        if steps.errors:
+            trace["step_errors"] = steps.errors
+        error = PredictionError(type=failure.kind, message=str(failure))
+        return Prediction(
+            sample_id=sample.id, method=name, model=model, error=error, retrieval=trace, frames_s=frames_s
+        )
 
     prompt = _answer_prompt(sample, [captions[c] for c in clip_ids if c in captions], passages, benchmark)
     completion = await context.model.complete([Message.user(prompt)], sample_id=sample.id)
@@ -384,7 +400,7 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
     base = {
         "sample_id": sample.id,
         "method": name,
-        "model": str(context.model),
+        "model": model,
         "reply": completion.text,
         "frames_s": frames_s,
         "latency_s": steps.latency_s,
