@@ -959,6 +959,23 @@ def balance_letters(sample: dict, slot: int) -> dict:
 GOLD_CLIP_OVERRIDES = {"ped-lawn-walkers": ["clip-pedestrians-b"], "ped-lawn-when": ["clip-pedestrians-b"]}
 
 
+# EgoFact families for the video-only questions whose answer is an object at one moment (local)
+# or next to another event (temporal): hop 1, reported with the two-hop ones as hop x grounding.
+ONE_HOP = {
+    "local": ["ped-vehicle", "ped-sign", "ped-tripod", "ped-barrier", "bunny-animal", "bikes-helmet",
+              "bikes-railing", "bikes-roof-sign"],
+    "temporal": ["bikes-before-taxi", "bikes-after-taxi", "wb-disappears-after", "wb-caption-before",
+                 "wb-appears-during-step1"],
+}
+
+
+def with_family(sample: dict) -> dict:
+    grounding = next((g for g, ids in ONE_HOP.items() if sample["id"] in ids), None)
+    if grounding is None:
+        return sample
+    return {**sample, "metadata": {**sample.get("metadata", {}), "hop": 1, "grounding": grounding}}
+
+
 def with_gold_clips(sample: dict) -> dict:
     """Name the corpus clips that show what a question is about (for retrieval methods and their
     success rates): an explicit override, else every clip of the sample's video that overlaps
@@ -992,7 +1009,7 @@ def main() -> int:
         [{**p, "source": "written for vqakit's sample benchmark"} for p in PASSAGES],
     )
     write_jsonl(ROOT / "corpus/clips.jsonl", CLIPS)
-    write_jsonl(ROOT / "samples.jsonl", [with_gold_clips(balance_letters(sample, slot)) for slot, sample in enumerate(SAMPLES)])
+    write_jsonl(ROOT / "samples.jsonl", [with_family(with_gold_clips(balance_letters(sample, slot))) for slot, sample in enumerate(SAMPLES)])
     print(f"wrote {len(SAMPLES)} samples, {len(CLIPS)} clips, {len(PASSAGES)} passages under {ROOT}")
     return 0
 
