@@ -191,3 +191,18 @@ def test_numbered_prompt_shows_and_reads_numbers(tmp_path, sample_bench):
     )
     outcome = run_eval(config, tmp_path / "run")
     assert outcome.results["overall"]["accuracy"] == 1.0
+
+
+def test_a_run_saved_before_new_options_existed_resumes(tmp_path):
+    import yaml
+
+    config = EvalConfig(bench="sample", method="random", limit=3)
+    run_eval(config, tmp_path / "run")
+    saved = yaml.safe_load((tmp_path / "run/config.yaml").read_text())
+    for newer in ("top_clips", "window_s", "sufficiency_judge", "fallback"):
+        saved.pop(newer)  # as written by an earlier vqakit
+    (tmp_path / "run/config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    again = run_eval(config.model_copy(update={"limit": 5}), tmp_path / "run")
+    assert again.finished_before == 3 and again.ran == 2
+    with pytest.raises(RunConfigError, match="window_s"):
+        run_eval(config.model_copy(update={"window_s": 3.0}), tmp_path / "run")

@@ -124,7 +124,19 @@ class PredictionLog:
 
 
 def _identity(config: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in config.items() if key not in RESUMABLE_FIELDS}
+    """What must match to resume. Options added to vqakit after a run was saved take their
+    defaults, so a run folder from an earlier version resumes when those options are not used."""
+    defaults = {
+        name: field.default
+        for name, field in EvalConfig.model_fields.items()
+        if not field.is_required() and name not in config
+    }
+    merged = {**defaults, **config}
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in merged.items()
+        if key not in RESUMABLE_FIELDS
+    }
 
 
 def _check_or_write_config(folder: Path, config: dict[str, Any]) -> None:
