@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from vqakit.retrieval._store import Hit, Row
+from vqakit.retrieval._store import Hit, Row, RowBook
 
 os.environ.setdefault("LANCE_LOG", "error")  # Lance logs warnings to stderr by default
 
@@ -28,7 +28,7 @@ def _quoted(ids: Iterable[str]) -> str:
     return ", ".join("'" + item.replace("'", "''") + "'" for item in ids)
 
 
-class LanceTable:
+class LanceTable(RowBook):
     def __init__(self, folder: str | Path, name: str) -> None:
         try:
             import lancedb
@@ -48,22 +48,6 @@ class LanceTable:
             self.extras = [json.loads(extra) for extra in columns["extra"]]
             self.dim = self._table.schema.field("vector").type.list_size
         self._reindex()
-
-    def _reindex(self) -> None:
-        self._position = {row_id: i for i, row_id in enumerate(self.ids)}
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, row_id: str) -> bool:
-        return row_id in self._position
-
-    def key_of(self, row_id: str) -> str | None:
-        position = self._position.get(row_id)
-        return None if position is None else self.keys[position]
-
-    def extra_of(self, row_id: str) -> dict[str, Any]:
-        return self.extras[self._position[row_id]]
 
     def vectors_of(self, row_ids: list[str]) -> np.ndarray:
         """Vectors of these rows, in this order."""
@@ -159,12 +143,7 @@ class LanceTable:
     ) -> list[Hit]:
         if self._table is None or not self.ids or k <= 0:
             return []
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.dim:
-            raise ValueError(
-                f"query has {query.shape[0]} dimensions but table {self.name!r} has {self.dim}; "
-                "was the index built with another embedder?"
-            )
+        query = self._query_vector(query, self.dim)
         filters = []
         if among is not None:
             wanted = [row_id for row_id in among if row_id in self._position]

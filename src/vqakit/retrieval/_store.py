@@ -46,7 +46,42 @@ def _write_atomic(path: Path, write: Any) -> None:
     os.replace(temporary, path)
 
 
-class VectorTable:
+class RowBook:
+    """The in-memory side of a table: row ids, content keys and extra fields, by position.
+    Shared by the NumPy table and the LanceDB table (`_lance`)."""
+
+    name: str
+    ids: list[str]
+    keys: list[str]
+    extras: list[dict[str, Any]]
+
+    def _reindex(self) -> None:
+        self._position = {row_id: i for i, row_id in enumerate(self.ids)}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, row_id: str) -> bool:
+        return row_id in self._position
+
+    def key_of(self, row_id: str) -> str | None:
+        position = self._position.get(row_id)
+        return None if position is None else self.keys[position]
+
+    def extra_of(self, row_id: str) -> dict[str, Any]:
+        return self.extras[self._position[row_id]]
+
+    def _query_vector(self, query: np.ndarray, dim: int) -> np.ndarray:
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != dim:
+            raise ValueError(
+                f"query has {query.shape[0]} dimensions but table {self.name!r} has {dim}; "
+                "was the index built with another embedder?"
+            )
+        return query
+
+
+class VectorTable(RowBook):
     def __init__(self, folder: str | Path, name: str) -> None:
         self.folder, self.name = Path(folder), name
         self.ids: list[str] = []
@@ -83,22 +118,6 @@ class VectorTable:
 
     def _ivf_path(self) -> Path:
         return self.folder / f"{self.name}.ivf.npz"
-
-    def _reindex(self) -> None:
-        self._position = {row_id: i for i, row_id in enumerate(self.ids)}
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __contains__(self, row_id: str) -> bool:
-        return row_id in self._position
-
-    def key_of(self, row_id: str) -> str | None:
-        position = self._position.get(row_id)
-        return None if position is None else self.keys[position]
-
-    def extra_of(self, row_id: str) -> dict[str, Any]:
-        return self.extras[self._position[row_id]]
 
     def vector_of(self, row_id: str) -> np.ndarray:
         return self.vectors[self._position[row_id]]
@@ -167,12 +186,7 @@ class VectorTable:
         """The k rows most similar to `query` (best first), optionally only rows in `among`."""
         if len(self.ids) == 0 or k <= 0:
             return []
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.vectors.shape[1]:
-            raise ValueError(
-                f"query has {query.shape[0]} dimensions but table {self.name!r} has {self.vectors.shape[1]}; "
-                "was the index built with another embedder?"
-            )
+        query = self._query_vector(query, self.vectors.shape[1])
         if among is not None:
             candidates: np.ndarray | None = np.array(
                 sorted(self._position[i] for i in among if i in self._position), dtype=np.int64
