@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 from PIL import Image
 
-from vqakit.report._retrieval import retrieval_detail, retrieval_sections
+from vqakit.report._retrieval import retrieval_detail, retrieval_sections, shown_clip
 from vqakit.schema import Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS
 
@@ -116,16 +116,12 @@ def _shown_video(
 ) -> tuple[str, list[float]] | None:
     """(video path, frame times) of the frames to show: the sample's video, or for retrieval
     methods the gold clip's frames when it was retrieved, else the top clip's."""
-    trace = prediction.retrieval
-    if trace is None:
+    if prediction.retrieval is None:
         return (sample.videos[0].path, prediction.frames_s) if prediction.frames_s and sample.videos else None
-    per_clip = trace.get("frames_s") or {}
-    shown = next((c for c in sample.gold_clips if per_clip.get(c)), None) or next(
-        (c for c in trace.get("clips", []) if per_clip.get(c)), None
-    )
+    shown = shown_clip(sample, prediction)
     if shown is None or shown not in benchmark.clips:
         return None
-    return benchmark.clips[shown].video.path, per_clip[shown]
+    return benchmark.clips[shown].video.path, prediction.retrieval["frames_s"][shown]
 
 
 def _thumbnails(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> str:
@@ -196,6 +192,25 @@ def _sample_card(benchmark: Benchmark, sample: Sample, prediction: Prediction, s
     return "\n".join(lines)
 
 
+RETRIEVAL_METHODS = ("rag", "rag+localize", "rag+split", "oracle-clip")
+
+
+def _setup(config: dict[str, Any]) -> str:
+    """What the model was shown, in one line: frames and prompt, or the retrieval settings."""
+    if config["method"] not in RETRIEVAL_METHODS:
+        return f"frames {config['protocol']['frames']}, prompt {config['protocol']['prompt']}"
+    parts = [
+        f"top {config.get('top_clips', 5)} clips" if config["method"] != "oracle-clip" else "gold clips",
+        f"{config.get('caption_frames', 15)} frames per clip",
+    ]
+    if config["method"] in ("rag+localize", "rag+split"):
+        parts.append(f"window {config.get('window_s', 5.0):g} s")
+    if config["method"] == "rag+localize":
+        parts.append(f"shift {config.get('shift_s', 1.0):g} s")
+    parts.append(f"image embedder {config.get('image_embedder') or 'of the index'}")
+    return ", ".join(parts)
+
+
 def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     """Write `report.html` into a run folder from its config, results, predictions and scores."""
     folder = Path(folder)
@@ -213,9 +228,7 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     )
     body = [
         f"<h1>{_e(title)}</h1>",
-        f'<div class="meta">frames {_e(config["protocol"]["frames"])}, '
-        f"prompt {_e(config['protocol']['prompt'])}, "
-        f"benchmark hash {_e(config['benchmark_hash'])}</div>",
+        f'<div class="meta">{_e(_setup(config))}, benchmark hash {_e(config["benchmark_hash"])}</div>',
         f"<h2>Accuracy {accuracy}"
         + (
             ""

@@ -68,6 +68,16 @@ def retrieval_sections(results: dict[str, Any]) -> list[str]:
     return body
 
 
+def shown_clip(sample: Sample, prediction: Prediction) -> str | None:
+    """The clip whose described frames a report shows: the gold clip when it was retrieved and
+    described, else the best-ranked described clip."""
+    trace = prediction.retrieval or {}
+    per_clip = trace.get("frames_s") or {}
+    return next((c for c in sample.gold_clips if per_clip.get(c)), None) or next(
+        (c for c in trace.get("clips", []) if per_clip.get(c)), None
+    )
+
+
 def retrieval_detail(sample: Sample, prediction: Prediction) -> str:
     """What one sample retrieved: clips (gold marked, with windows), passages, localization, and the
     clip descriptions the answer was based on."""
@@ -91,7 +101,10 @@ def retrieval_detail(sample: Sample, prediction: Prediction) -> str:
             label += f" {clock(start)}–{clock(end)}"
         clips.append(label)
     if clips:
-        parts.append("clips (frames above: the gold clip if retrieved, else the first): " + ", ".join(clips))
+        parts.append("clips: " + ", ".join(clips))
+    shown = shown_clip(sample, prediction)
+    if shown is not None:
+        parts.append(f"frames above: {_e(shown)}" + (" (gold)" if shown in sample.gold_clips else ""))
     passages = [
         _e(passage) + (" ✓ gold" if passage in sample.gold_passages else "")
         for passage in trace.get("passages", [])

@@ -29,6 +29,7 @@ class Retriever:
         self.image_embedder = image_embedder
         self.approximate = approximate
         self._lock = threading.Lock()
+        self._vectors: dict[tuple[str, bool], np.ndarray] = {}  # the same text is asked for per clip
 
     @property
     def visual(self) -> bool:
@@ -41,9 +42,13 @@ class Retriever:
 
     def _text_vector(self, text: str, *, image_space: bool) -> np.ndarray:
         with self._lock:
-            if image_space:
-                return self.image_embedder.embed_texts([text])[0]
-            return self.text_embedder.embed([text])[0]
+            key = (text, image_space)
+            if key not in self._vectors:
+                if len(self._vectors) >= 4096:
+                    self._vectors.clear()
+                embed = self.image_embedder.embed_texts if image_space else self.text_embedder.embed
+                self._vectors[key] = embed([text])[0]
+            return self._vectors[key]
 
     def search_clips(self, query: str, k: int) -> list[Hit]:
         if self.visual:
