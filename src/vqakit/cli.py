@@ -432,15 +432,13 @@ def build_egofact_command(
         click.echo(f"note: {note}")
 
 
-def _check_visual_index(bench: str, method: str, retrieval: dict[str, Any]) -> None:
+def _check_visual_index(benchmark: Any, bench: str, method: str, retrieval: dict[str, Any]) -> None:
     """Retrieval methods need a clip corpus, and rag+localize / rag+split clip frame embeddings:
     fail before the run, not once per sample."""
     if method not in ("rag", "rag+localize", "rag+split", "oracle-clip"):
         return
-    from vqakit.benchmarks import load_benchmark
     from vqakit.retrieval import CorpusIndex, default_index_folder
 
-    benchmark = load_benchmark(bench)
     if not benchmark.clips:
         raise click.UsageError(f"{method} retrieves from corpus/clips.jsonl, and {bench} has no clips")
     if method not in ("rag+localize", "rag+split") or retrieval.get("image_embedder"):
@@ -574,7 +572,8 @@ def eval_command(
     from vqakit.methods._base import NEEDS_MODEL
     from vqakit.runner import EvalConfig, RunConfigError, run_eval
 
-    name = load_benchmark(bench).card.name
+    benchmark = load_benchmark(bench)
+    name = benchmark.card.name
     if model_spec is None:
         methods = [method] if method else ["random", "text-similarity"]
         if "text-similarity" in methods and importlib.util.find_spec("sentence_transformers") is None:
@@ -592,7 +591,7 @@ def eval_command(
     else:
         methods = [method or "direct"]
     for chosen in methods:
-        _check_visual_index(bench, chosen, retrieval)
+        _check_visual_index(benchmark, bench, chosen, retrieval)
         folder = (
             out
             if out is not None and len(methods) == 1
@@ -751,10 +750,10 @@ def sweep(
         values = expand_values(parameter, text)
     except ValueError as error:
         raise click.UsageError(str(error)) from None
-    name = load_benchmark(bench).card.name
-    folder = out or Path("runs") / f"{name}-{method}-{_slug(model_spec)}-sweep-{parameter}"
+    benchmark = load_benchmark(bench)
+    folder = out or Path("runs") / f"{benchmark.card.name}-{method}-{_slug(model_spec)}-sweep-{parameter}"
     retrieval.pop(parameter, None)
-    _check_visual_index(bench, method, retrieval)
+    _check_visual_index(benchmark, bench, method, retrieval)
     base = EvalConfig(
         bench=bench, method=method, model=model_spec, concurrency=concurrency, limit=limit, **retrieval
     )

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from vqakit._files import link_or_copy
 
 VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".mov", ".avi")
 REQUIRED = ("key", "video_id", "question", "answer", "answer_id")
@@ -98,13 +98,8 @@ def minerva_options(record: dict[str, Any]) -> list[str]:
 
 
 def _link(source: Path, target: Path) -> None:
-    if target.exists():
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
+    if not target.exists():
+        link_or_copy(source, target)
 
 
 def import_minerva(records_path: str | Path, videos: str | Path, out: str | Path) -> ImportReport:

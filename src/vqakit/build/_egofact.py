@@ -35,9 +35,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import random
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +45,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel
 
+from vqakit._files import link_or_copy
 from vqakit.build._egofact_steps import (
     Caption,
     Distractors,
@@ -723,15 +722,12 @@ def _sample(query: Query) -> dict[str, Any]:
 
 
 def _place_media(source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """A rerun keeps media already placed; a file of another size is replaced."""
     if target.exists():
         if target.stat().st_size == source.stat().st_size:
             return
         target.unlink()
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
+    link_or_copy(source, target)
 
 
 def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
