@@ -106,14 +106,15 @@ def _clip_key(benchmark: Benchmark, clip: Clip, settings: IndexSettings) -> str:
 class CorpusIndex:
     """The tables of one index folder, read from disk."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, *, store: str | None = None) -> None:
+        """`store` opens the tables of another store than the one saved (they start empty)."""
         self.folder = Path(folder)
         meta_path = self.folder / "index.json"
         self.meta: dict[str, Any] = (
             json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         )
         self.settings = IndexSettings(**self.meta.get("settings", {}))
-        self.tables = {name: open_table(self.folder, name, self.settings.store) for name in TABLES}
+        self.tables = {name: open_table(self.folder, name, store or self.settings.store) for name in TABLES}
         self._frames_of: dict[str, list[int]] = {}
         for position, extra in enumerate(self.tables["frames"].extras):
             self._frames_of.setdefault(extra["clip"], []).append(position)
@@ -150,11 +151,7 @@ def build_index(
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    index = CorpusIndex(folder)
-    if index.settings.store != settings.store:  # a new store starts empty (embeddings are cached)
-        index.settings = settings
-        index.tables = {name: open_table(folder, name, settings.store) for name in TABLES}
-        index._frames_of = {}
+    index = CorpusIndex(folder, store=settings.store)  # a new store starts empty (embeddings are cached)
     report = IndexReport()
     cache = EmbeddingCache()
     loaded: dict[str, Any] = {"text": text_embedder, "image": image_embedder}
@@ -202,9 +199,10 @@ def build_index(
                 f"{len(benchmark.clips)} clips indexed by their descriptions only; visual retrieval and "
                 "localization need --image-embedder (e.g. clip:<folder of a CLIP/SigLIP/MetaCLIP model>)"
             )
-    if settings.ivf_lists:
+    if settings.ivf_lists:  # kept while the rows and the list count are unchanged
         for table in index.tables.values():
-            table.build_ivf(settings.ivf_lists)
+            if not table.has_ivf or settings.ivf_lists != index.settings.ivf_lists:
+                table.build_ivf(settings.ivf_lists)
     for table in index.tables.values():
         table.save()
     meta = {
