@@ -18,13 +18,15 @@ from vqakit.models import Message, Model, complete_structured, parse_json_lenien
         ('{\n  // a comment\n  "a": 1\n}', {"a": 1}),
         ("[1, 2, 3]", [1, 2, 3]),
         ('```\n{"x": "y"}\n```', {"x": "y"}),
+        ('{"a": 1, "b": "cut off', {"a": 1, "b": "cut off"}),  # a reply cut at the token limit
+        ('{"a": }', {"a": ""}),  # json-repair fills a missing value; the schema then judges it
     ],
 )
 def test_lenient_parse(reply, value):
     assert parse_json_lenient(reply) == value
 
 
-@pytest.mark.parametrize("reply", ["no json here", '{"a": }', ""])
+@pytest.mark.parametrize("reply", ["no json here", '"only a string"', ""])
 def test_lenient_parse_fails_clearly(reply):
     with pytest.raises(ValueError):
         parse_json_lenient(reply)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from vqakit.benchmarks import load_benchmark
-from vqakit.runner import EvalConfig, PredictionLog, RunConfigError, run_eval
+from vqakit.runner import EvalConfig, RunConfigError, run_eval
+from vqakit.runs import PredictionLog
 from vqakit.schema import Prediction
 from vqakit.scoring import LETTERS
 
@@ -171,8 +172,7 @@ def test_results_group_by_any_metadata_key(tmp_path):
 
 
 def test_numbered_prompt_shows_and_reads_numbers(tmp_path, sample_bench):
-    from vqakit.methods import MethodContext
-    from vqakit.methods._direct import build_prompt
+    from vqakit.methods import MethodContext, build_prompt
 
     sample = next(s for s in sample_bench.samples if s.is_mcq)
     protocol = sample_bench.card.protocol.model_copy(update={"prompt": "mcq_numbered"})
@@ -199,10 +199,10 @@ def test_a_run_saved_before_new_options_existed_resumes(tmp_path):
     config = EvalConfig(bench="sample", method="random", limit=3)
     run_eval(config, tmp_path / "run")
     saved = yaml.safe_load((tmp_path / "run/config.yaml").read_text())
-    for newer in ("top_clips", "window_s", "sufficiency_judge", "fallback"):
+    for newer in ("judges", "method_args", "fallback"):
         saved.pop(newer)  # as written by an earlier vqakit
     (tmp_path / "run/config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
     again = run_eval(config.model_copy(update={"limit": 5}), tmp_path / "run")
     assert again.finished_before == 3 and again.ran == 2
-    with pytest.raises(RunConfigError, match="window_s"):
-        run_eval(config.model_copy(update={"window_s": 3.0}), tmp_path / "run")
+    with pytest.raises(RunConfigError, match="frames"):
+        run_eval(config.model_copy(update={"frames": "uniform:3"}), tmp_path / "run")

@@ -9,7 +9,7 @@ import pytest
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.runner import EvalConfig, run_eval
-from vqakit.scoring import LETTERS, parse_verdict
+from vqakit.scoring import LETTERS, parse_yes_no
 
 
 @pytest.mark.parametrize(
@@ -25,8 +25,8 @@ from vqakit.scoring import LETTERS, parse_verdict
         ("The answer is yes", None),
     ],
 )
-def test_parse_verdict(reply, verdict):
-    assert parse_verdict(reply) is verdict
+def test_parse_yes_no(reply, verdict):
+    assert parse_yes_no(reply) is verdict
 
 
 def write(path, records):

@@ -106,7 +106,7 @@ def test_each_problem_is_one_line(broken):
 
 
 def test_library_returns_the_same_problems(broken):
-    from vqakit.benchmarks._media import VideoMediaChecker
+    from vqakit.video import VideoMediaChecker
 
     benchmark, problems = check_folder(broken, VideoMediaChecker())
     assert benchmark is None  # the card is invalid

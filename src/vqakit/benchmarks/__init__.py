@@ -12,14 +12,14 @@ def check_benchmark(
     name_or_path: str | Path, *, media: bool = True
 ) -> tuple[Benchmark | None, list[Problem]]:
     """All problems of a benchmark; `media=True` also opens every referenced file."""
-    from vqakit.benchmarks._media import VideoMediaChecker
+    from vqakit.video import VideoMediaChecker
 
     return check_folder(resolve_benchmark(name_or_path), VideoMediaChecker() if media else None)
 
 
 def load_benchmark(name_or_path: str | Path, *, media: bool = False) -> Benchmark:
     """Load a benchmark by name or folder; raises `BenchmarkError` listing its problems."""
-    from vqakit.benchmarks._media import VideoMediaChecker
+    from vqakit.video import VideoMediaChecker
 
     return load_folder(resolve_benchmark(name_or_path), VideoMediaChecker() if media else None)
 

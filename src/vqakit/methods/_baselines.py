@@ -6,20 +6,17 @@ import asyncio
 import hashlib
 import random
 
-from vqakit.methods._base import MethodContext, method
-from vqakit.schema import Prediction, PredictionError, Sample
+from vqakit.methods._registry import MethodContext, method
+from vqakit.schema import Prediction, Sample
 
 
 def _not_mcq(sample: Sample, name: str) -> Prediction:
-    return Prediction(
-        sample_id=sample.id,
-        method=name,
-        error=PredictionError(type="not_applicable", message=f"{name} answers multiple choice only"),
-    )
+    return Prediction.failed(sample.id, name, "not_applicable", f"{name} answers multiple choice only")
 
 
 @method("random", needs_model=False)
 async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
+    """A uniformly random option, seeded by the sample id (the chance baseline)."""
     if sample.choices is None:
         return _not_mcq(sample, "random")
     seed = int(hashlib.sha256(f"{context.seed}/{sample.id}".encode()).hexdigest()[:16], 16)
@@ -29,6 +26,7 @@ async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
 
 @method("text-similarity", needs_model=False)
 async def text_similarity(sample: Sample, context: MethodContext) -> Prediction:
+    """The option whose MiniLM embedding is closest to the question's (no video, no model)."""
     if sample.choices is None:
         return _not_mcq(sample, "text-similarity")
     async with context.shared.setdefault("text_embedder_lock", asyncio.Lock()):  # load the model once

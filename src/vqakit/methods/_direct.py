@@ -6,21 +6,15 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 
-from vqakit.methods._base import MethodContext, method
+from vqakit.methods._registry import MethodContext, method
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
-from vqakit.scoring import LETTERS, extract_choice
+from vqakit.scoring import extract_choice, format_options
 
 
 def _numbered(prompt_name: str) -> bool:
     """Prompts whose name says `numbered` show options as (1)..(N), as Minerva-Ego does."""
     return "numbered" in prompt_name
-
-
-def _options(choices: list[str], numbered: bool = False) -> str:
-    if numbered:
-        return "\n".join(f"({i + 1}) {text}" for i, text in enumerate(choices))
-    return "\n".join(f"{LETTERS[i]}. {text}" for i, text in enumerate(choices))
 
 
 def _subtitle_context(sample: Sample, context: MethodContext) -> str:
@@ -33,8 +27,8 @@ def _subtitle_context(sample: Sample, context: MethodContext) -> str:
     start = ref.start_s or 0.0 if ref else 0.0
     end = ref.end_s if ref and ref.end_s is not None else float("inf")
     cues = cues_between(read_subtitles(context.root / sample.subtitles), start, end)
-    lines = "\n".join(f"{clock(c.start_s)} {c.text}".replace("\n", " ") for c in cues)
-    return f"Subtitles:\n{lines}\n\n" if lines else ""
+    lines = [f"{clock(c.start_s)} {c.text}".replace("\n", " ") for c in cues]
+    return render_prompt("context_subtitles", lines=lines) + "\n\n" if lines else ""
 
 
 def build_prompt(sample: Sample, context: MethodContext) -> str:
@@ -43,11 +37,11 @@ def build_prompt(sample: Sample, context: MethodContext) -> str:
         name = "open_short"
     fields = {"question": sample.question, "context": _subtitle_context(sample, context)}
     if sample.choices is not None:
-        fields["options"] = _options(sample.choices, _numbered(name))
+        fields["options"] = format_options(sample.choices, "numbers" if _numbered(name) else "letters")
     return render_prompt(name, **fields)
 
 
-def _window_spec(sample: Sample, spec_text: str):
+def window_spec(sample: Sample, spec_text: str):
     spec = parse_sampling(spec_text)
     ref = sample.videos[0]
     if isinstance(spec, Uniform | Fps) and spec.start_s is None and spec.end_s is None:
@@ -59,7 +53,7 @@ def _frames(sample: Sample, context: MethodContext):
     from vqakit.models import Frames
     from vqakit.video import Resize, sample_frames
 
-    spec = _window_spec(sample, context.protocol.frames)
+    spec = window_spec(sample, context.protocol.frames)
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
     resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
@@ -72,7 +66,7 @@ def _frame_parts(sample: Sample, context: MethodContext) -> tuple[list, list[flo
     return ([frames], list(frames.times_s)) if frames is not None else ([], [])
 
 
-async def _ask(
+async def ask_model(
     sample: Sample,
     context: MethodContext,
     name: str,
@@ -82,32 +76,22 @@ async def _ask(
     from vqakit.models import Message
 
     if context.model is None:
-        return Prediction(
-            sample_id=sample.id,
-            method=name,
-            error=PredictionError(type="no_model", message=f"{name} needs --model"),
-        )
+        return Prediction.failed(sample.id, name, "no_model", f"{name} needs --model")
     visual_parts: list = []
     times: list[float] = []
     if visual is not None:
         if not sample.videos:
-            return Prediction(
-                sample_id=sample.id,
-                method=name,
+            return Prediction.failed(
+                sample.id,
+                name,
+                "no_video",
+                "the sample has no video; use a retrieval method",
                 model=str(context.model),
-                error=PredictionError(
-                    type="no_video", message="the sample has no video; use a retrieval method"
-                ),
             )
         try:
             visual_parts, times = await asyncio.to_thread(visual, sample, context)
         except Exception as error:
-            return Prediction(
-                sample_id=sample.id,
-                method=name,
-                model=str(context.model),
-                error=PredictionError(type="video", message=str(error)),
-            )
+            return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     parts = [*visual_parts, build_prompt(sample, context)]
     completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
     base = {
@@ -139,9 +123,11 @@ async def _ask(
 
 @method("direct", needs_model=True)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
-    return await _ask(sample, context, "direct", _frame_parts)
+    """Sampled frames, the question and its options, one model call."""
+    return await ask_model(sample, context, "direct", _frame_parts)
 
 
 @method("blind", needs_model=True)
 async def blind(sample: Sample, context: MethodContext) -> Prediction:
-    return await _ask(sample, context, "blind", None)
+    """The question and its options without the video (a text-only control)."""
+    return await ask_model(sample, context, "blind", None)

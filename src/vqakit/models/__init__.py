@@ -4,6 +4,7 @@ structured output. Heavy SDKs are imported only by the backend that needs them."
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
 from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
 from vqakit.models._embed import EmbeddingCache, ImageTextEmbedder, TextEmbedder
+from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
@@ -38,4 +39,5 @@ __all__ = [
     "parse_json_lenient",
     "parse_model_spec",
     "parse_retry_after",
+    "pixel_hash",
 ]

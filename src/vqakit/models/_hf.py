@@ -24,6 +24,7 @@ from PIL import Image as PILImage
 from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, as_timed_images, clock
 from vqakit.models._retry import BackendError
 from vqakit.models._spec import ModelSpec
+from vqakit.prompts import render_prompt
 
 
 def _pil(image: Any) -> PILImage.Image:
@@ -92,7 +93,11 @@ class HFBackend:
         assert isinstance(part, Frames)
         if self.has_video:
             times = " ".join(clock(t) for t in part.times_s)
-            label = [{"type": "text", "text": f"Video frames at {times}:"}] if part.label_times else []
+            label = (
+                [{"type": "text", "text": render_prompt("video_frame_times", times=times)}]
+                if part.label_times
+                else []
+            )
             return [*label, {"type": "video", "video": [_pil(image) for image in part.images]}]
         return [
             {"type": "text", "text": item.text}

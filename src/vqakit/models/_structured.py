@@ -1,7 +1,7 @@
 """Asking for JSON and getting a validated object back.
 
 `parse_json_lenient` accepts what models actually write: code fences, prose before or after the
-object, single quotes, trailing commas, Python literals (True/False/None) and // comments.
+object, and what json-repair mends (single quotes, trailing commas, Python literals, comments).
 `complete_structured` validates against a pydantic model and, on failure, sends the validation
 error back to the model and asks again, up to `max_repairs` times.
 """
@@ -12,9 +12,11 @@ import json
 import re
 from typing import Any, TypeVar
 
+import json_repair
 from pydantic import BaseModel, ValidationError
 
 from vqakit.models._messages import CallError, Completion, Message
+from vqakit.prompts import render_prompt
 
 Schema = TypeVar("Schema", bound=BaseModel)
 
@@ -45,30 +47,26 @@ def _outermost(text: str) -> str | None:
     return text[start:]
 
 
-def _repair(candidate: str) -> str:
-    candidate = re.sub(r"(?m)^\s*//.*$", "", candidate)
-    candidate = re.sub(r",\s*([}\]])", r"\1", candidate)
-    candidate = re.sub(
-        r"\bTrue\b", "true", re.sub(r"\bFalse\b", "false", re.sub(r"\bNone\b", "null", candidate))
-    )
-    candidate = re.sub(r"'([^'\\]*(?:\\.[^'\\]*)*)'", lambda m: json.dumps(m.group(1)), candidate)
-    return candidate
-
-
 def parse_json_lenient(text: str) -> Any:
-    """Parse the JSON value a reply contains; raises ValueError saying what was wrong."""
+    """Parse the JSON value a reply contains; raises ValueError saying what was wrong.
+
+    The first balanced value of the first fenced block (or of the whole reply) is read strictly,
+    and what strict JSON rejects (single quotes, trailing commas, Python literals, comments,
+    missing quotes) is repaired by the json-repair library."""
     blocks = _FENCE.findall(text) or [text]
-    errors = []
     for block in blocks:
         candidate = _outermost(block)
         if candidate is None:
             continue
-        for attempt in (candidate, _repair(candidate)):
-            try:
-                return json.loads(attempt)
-            except json.JSONDecodeError as error:
-                errors.append(error.msg)
-    raise ValueError("no JSON object found in the reply" if not errors else f"invalid JSON ({errors[-1]})")
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError as error:
+            problem = error.msg
+        repaired = json_repair.loads(candidate)
+        if repaired in ("", None):
+            raise ValueError(f"invalid JSON ({problem})")
+        return repaired
+    raise ValueError("no JSON object found in the reply")
 
 
 async def complete_structured(
@@ -94,8 +92,6 @@ async def complete_structured(
         conversation = [
             *conversation,
             Message.of("assistant", completion.text or ""),
-            Message.user(
-                f"That reply could not be used: {problem}\nReply again with only the corrected JSON."
-            ),
+            Message.user(render_prompt("structured_repair", problem=problem)),
         ]
     return None, Completion(completion.text, completion.model, error=CallError("invalid_output", problem))

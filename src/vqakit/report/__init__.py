@@ -1,6 +1,33 @@
-"""Reports for people: a self-contained HTML page per run, and one per sweep."""
+"""Reports for people: a self-contained HTML page per run, one per sweep, one per ranking.
 
-from vqakit.report._html import write_report
+Pages are Jinja2 templates (`templates/`, one per page). Benchmark systems add sections, sample
+details and the frames a sample card shows through the decorators of `_hooks`.
+"""
+
+from vqakit.report._hooks import (
+    SampleDetail,
+    Section,
+    Table,
+    percent,
+    register_sample_detail,
+    register_section,
+    register_shown_frames,
+)
+from vqakit.report._page import write_report
+from vqakit.report._render import render_page, write_page
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
 
-__all__ = ["write_ranking_report", "write_report", "write_sweep_report"]
+__all__ = [
+    "SampleDetail",
+    "Section",
+    "Table",
+    "percent",
+    "register_sample_detail",
+    "register_section",
+    "register_shown_frames",
+    "render_page",
+    "write_page",
+    "write_ranking_report",
+    "write_report",
+    "write_sweep_report",
+]

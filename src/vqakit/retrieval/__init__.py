@@ -8,6 +8,7 @@ from vqakit.retrieval._index import (
     IndexSettings,
     build_index,
     default_index_folder,
+    index_benchmark,
     passage_text,
 )
 from vqakit.retrieval._kmeans import spherical_kmeans
@@ -30,6 +31,7 @@ __all__ = [
     "build_index",
     "default_index_folder",
     "fixed_pieces",
+    "index_benchmark",
     "passage_text",
     "spherical_kmeans",
     "window_frames",

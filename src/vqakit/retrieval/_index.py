@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from vqakit.files import write_text_atomic
 from vqakit.retrieval._store import Row, VectorTable
 from vqakit.schema import Benchmark, Clip, Passage
 
@@ -211,7 +212,8 @@ def build_index(
         "settings": asdict(settings),
         "counts": {name: len(table) for name, table in index.tables.items()},
     }
-    (folder / "index.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    # atomic: Ray workers open the index while another brings it up to date
+    write_text_atomic(folder / "index.json", json.dumps(meta, indent=1) + "\n")
     return CorpusIndex(folder), report
 
 
@@ -266,3 +268,32 @@ def _index_clips(
 def _owners(table: Any, name: str) -> list[str]:
     """The clip each row belongs to."""
     return [extra["clip"] for extra in table.extras] if name == "frames" else list(table.ids)
+
+
+def index_benchmark(
+    benchmark: Benchmark,
+    folder: str | Path | None = None,
+    *,
+    text_embedder: str | None = None,
+    image_embedder: str | None = None,
+    fps: float = 2.0,
+    frame_side: int = 224,
+    ivf_lists: int | None = None,
+    store: str | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[Path, IndexSettings, CorpusIndex, IndexReport]:
+    """`vqakit index`: bring the benchmark's index up to date in `folder` (default: the
+    benchmark's folder in the vqakit cache, where eval looks). Embedders, IVF lists and store not
+    given are the ones the index was built with."""
+    folder = Path(folder) if folder is not None else default_index_folder(benchmark)
+    stored = CorpusIndex(folder).settings
+    settings = IndexSettings(
+        text_embedder=text_embedder or stored.text_embedder,
+        image_embedder=image_embedder or stored.image_embedder,
+        fps=fps,
+        frame_side=frame_side,
+        ivf_lists=ivf_lists or stored.ivf_lists,
+        store=store or stored.store,
+    )
+    built, report = build_index(benchmark, folder, settings, on_progress=on_progress)
+    return folder, settings, built, report

@@ -11,7 +11,6 @@ the old ones, so a killed indexer leaves the previous table intact.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from vqakit.files import write_atomic
 from vqakit.retrieval._kmeans import spherical_kmeans
 
 
@@ -35,15 +35,6 @@ class Hit:
     id: str
     score: float
     extra: dict[str, Any]
-
-
-def _write_atomic(path: Path, write: Any) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "wb") as handle:
-        write(handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 class RowBook:
@@ -150,12 +141,12 @@ class VectorTable(RowBook):
             json.dumps({"id": i, "key": k, "extra": e}) + "\n"
             for i, k, e in zip(self.ids, self.keys, self.extras, strict=True)
         )
-        _write_atomic(matrix, lambda handle: np.save(handle, self.vectors))
-        _write_atomic(rows, lambda handle: handle.write(lines.encode("utf-8")))
+        write_atomic(matrix, lambda handle: np.save(handle, self.vectors))
+        write_atomic(rows, lambda handle: handle.write(lines.encode("utf-8")))
         ivf = self._ivf_path()
         if self._ivf is not None:
             centroids, assignment = self._ivf
-            _write_atomic(ivf, lambda handle: np.savez(handle, centroids=centroids, assignment=assignment))
+            write_atomic(ivf, lambda handle: np.savez(handle, centroids=centroids, assignment=assignment))
         elif ivf.exists():
             ivf.unlink()
 

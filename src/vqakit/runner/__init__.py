@@ -1,20 +1,42 @@
-"""Running methods over benchmarks into resumable run folders (local or Ray engine)."""
+"""Running methods over benchmarks into resumable run folders (local or Ray engine), the judges'
+pass, sweeps, audits and comparisons of run folders."""
 
-from vqakit.runner._config import EvalConfig
-from vqakit.runner._rank import kendall_tau, rank_runs
-from vqakit.runner._run import PredictionLog, RunConfigError, RunOutcome, benchmark_hash, run_eval
+from vqakit.runner._audit import run_audit
+from vqakit.runner._compare import compare_run_folders
+from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
+from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
+from vqakit.runner._run import (
+    RunConfigError,
+    RunOutcome,
+    benchmark_hash,
+    run_eval,
+    run_protocol,
+    write_scores,
+)
+from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
 
 __all__ = [
     "SWEEPABLE",
     "EvalConfig",
-    "PredictionLog",
+    "EvalPlan",
     "RunConfigError",
     "RunOutcome",
+    "RunSetupError",
     "benchmark_hash",
+    "compare_run_folders",
+    "default_run_folder",
+    "evaluate",
     "expand_values",
-    "kendall_tau",
-    "rank_runs",
+    "identity",
+    "judge_run",
+    "make_config",
+    "plan_eval",
+    "run_audit",
     "run_eval",
+    "run_judges",
+    "run_protocol",
     "run_sweep",
+    "upgrade_config",
+    "write_scores",
 ]

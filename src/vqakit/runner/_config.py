@@ -1,40 +1,134 @@
-"""What a run is: the configuration saved as config.yaml."""
+"""What a run is: the configuration saved as config.yaml, and what must match to resume one."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from vqakit.methods import get_method, option_names
+from vqakit.scoring import judges
+
+
+class RunSetupError(ValueError):
+    """A run's settings are unusable; said before anything is written."""
+
 
 RESUMABLE_FIELDS = ("concurrency", "limit", "engine", "ray_address", "group_by")  # may change when resuming
 
+# Fields EvalConfig had before methods owned their options and judges were plug-ins. Run folders
+# and code from then still load: these move into `method_args` when the method declares them
+# (and are dropped otherwise: that method never read them); judge fields move into `judges`.
+FIELDS_BEFORE_METHOD_ARGS = (
+    "hints",
+    "detector",
+    "index",
+    "text_embedder",
+    "image_embedder",
+    "top_clips",
+    "window_s",
+    "shift_s",
+    "caption_frames",
+    "approximate",
+)
+
 
 class EvalConfig(BaseModel):
+    """Everything needed to rerun an evaluation. `method_args` are the method's own options
+    (see `vqakit.methods.Method.options`); `judges` assigns a model spec to each judge by name."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     bench: str
     method: str = "direct"
     model: str | None = None
+    fallback: str | None = None  # model asked when the main model refuses or replies empty
     frames: str | None = None  # None: the benchmark protocol's
     short_side: int | None = None
     prompt: str | None = None
     concurrency: int = 8
     limit: int | None = None
     seed: int = 0
-    hints: str = "circle+classes+temporal"  # style of the hints method (vqakit.video.parse_style)
-    detector: str | None = None  # hints without tracks: open-vocabulary detector, e.g. owlv2:<folder>
     engine: str = "local"  # "local" (asyncio in this process) or "ray" (samples as Ray tasks)
     ray_address: str | None = None  # existing Ray cluster; None starts a local instance
     group_by: tuple[str, ...] = ()  # metadata keys to break results down by, beyond the defaults
-    judge: str | None = None  # model that grades open-ended answers yes/no
-    rubric_judge: str | None = None  # model that grades reasoning against the reference trace (MiRA)
-    extractor: str | None = None  # model that reads MCQ replies the rules abstained on
-    fallback: str | None = None  # model asked when the main model refuses or replies empty
-    # retrieval methods (rag, rag+localize, rag+split, oracle-clip)
-    index: str | None = None  # index folder; None: the benchmark's default index folder
-    text_embedder: str | None = None  # None: the index's (minilm for a new index)
-    image_embedder: str | None = None  # None: the index's (none: clips found by their descriptions)
-    top_clips: int = 5
-    window_s: float = 5.0  # localization window / split piece length
-    shift_s: float = 1.0  # how far a before/after cue moves the window
-    caption_frames: int = 15  # frames per retrieved clip (the frame budget)
-    approximate: bool = False  # approximate (IVF) search instead of exact
-    sufficiency_judge: str | None = None  # model judging whether the gold clip's description has the event
+    judges: dict[str, str] = {}  # judge name -> model spec (e.g. {"open": "openai:gpt-4o-mini"})
+    method_args: dict[str, Any] = {}  # the method's options, validated by the method
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_fields(cls, data: Any) -> Any:
+        return upgrade_config(data) if isinstance(data, dict) else data
+
+    @field_validator("judges")
+    @classmethod
+    def _known_judges(cls, value: dict[str, str]) -> dict[str, str]:
+        registered = judges()
+        unknown = sorted(name for name in value if name not in registered)
+        if unknown:
+            raise ValueError(
+                f"unknown judge {', '.join(unknown)}; known: {', '.join(sorted(registered)) or 'none'}"
+            )
+        return {name: spec for name, spec in value.items() if spec}
+
+    def options(self) -> BaseModel:
+        """The method's validated options (raises MethodSetupError naming a bad one)."""
+        return get_method(self.method).parse_options(self.method_args)
+
+
+def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
+    """A config in today's shape from one written by any earlier version (or given with the
+    earlier keyword arguments); today's shape passes through unchanged."""
+    data = dict(data)
+    assigned = dict(data.pop("judges", None) or {})
+    for name, judge in judges().items():
+        if judge.legacy_option and judge.legacy_option in data:
+            spec = data.pop(judge.legacy_option)
+            if spec and name not in assigned:
+                assigned[name] = spec
+    earlier = {key: data.pop(key) for key in FIELDS_BEFORE_METHOD_ARGS if key in data}
+    args = dict(data.pop("method_args", None) or {})
+    if earlier:
+        try:
+            declared = option_names(get_method(data.get("method", "direct")).options)
+        except ValueError:
+            declared = set()
+        for key, value in earlier.items():
+            if key in declared:
+                args.setdefault(key, value)
+    return {**data, "judges": assigned, "method_args": args}
+
+
+def identity(config: dict[str, Any]) -> dict[str, Any]:
+    """What must match to resume a run: the saved config upgraded to today's shape, with the
+    method's options filled in with their defaults (so `--top-clips 5` matches a run made
+    without it), and options added after a run was saved taking their defaults."""
+    upgraded = upgrade_config(config)
+    defaults = {
+        name: field.default
+        for name, field in EvalConfig.model_fields.items()
+        if not field.is_required() and name not in upgraded
+    }
+    merged = {**defaults, **upgraded}
+    try:
+        method = get_method(merged["method"])
+        merged["method_args"] = method.parse_options(merged["method_args"]).model_dump(mode="json")
+    except ValueError:
+        pass  # an unknown method or bad options stay as written, so they differ visibly
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in merged.items()
+        if key not in RESUMABLE_FIELDS
+    }
+
+
+def make_config(settings: dict[str, Any]) -> EvalConfig:
+    """An EvalConfig from settings, with problems said in one line each (RunSetupError)."""
+    try:
+        return EvalConfig(**settings)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg'].removeprefix('Value error, ')}"
+            for e in error.errors()
+        )
+        raise RunSetupError(problems) from None

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
+from functools import lru_cache
 from typing import Any
 
-from vqakit.methods import RAG_DEFAULTS, MethodContext, get_method
+from vqakit.methods import MethodContext, get_method
 from vqakit.runner._config import EvalConfig
-from vqakit.schema import Prediction, PredictionError, Protocol
+from vqakit.schema import Benchmark, Prediction, Protocol
 
 RAY_BATCH = 4
 
@@ -35,13 +35,10 @@ async def predict(
     async def one(sample: Any) -> None:
         async with gate:
             try:
-                prediction = await method(sample, context)
+                prediction = await method.run(sample, context)
             except Exception as error:  # a failing sample must not stop the run
-                prediction = Prediction(
-                    sample_id=sample.id,
-                    method=config.method,
-                    model=config.model,
-                    error=PredictionError(type="method", message=f"{type(error).__name__}: {error}"),
+                prediction = Prediction.failed(
+                    sample.id, config.method, "method", f"{type(error).__name__}: {error}", model=config.model
                 )
         on_prediction(prediction)
 
@@ -52,7 +49,7 @@ async def predict(
             await context.model.aclose()
 
 
-def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContext:
+def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol) -> MethodContext:
     model = None
     if config.model is not None:
         from vqakit.models import Model
@@ -60,26 +57,31 @@ def _context(config: EvalConfig, root: Path, protocol: Protocol) -> MethodContex
         fallback = Model(config.fallback, concurrency=config.concurrency) if config.fallback else None
         model = Model(config.model, concurrency=config.concurrency, fallback=fallback)
     return MethodContext(
-        root=root,
+        root=benchmark.root,
         protocol=protocol,
         model=model,
         seed=config.seed,
-        options={
-            "hints": config.hints,
-            "detector": config.detector,
-            **{name: getattr(config, name) for name in RAG_DEFAULTS},
-        },
+        options=config.options(),
+        benchmark=benchmark,
     )
 
 
 def run_local(
     samples: list[Any],
     config: EvalConfig,
-    root: Path,
+    benchmark: Benchmark,
     protocol: Protocol,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
-    asyncio.run(predict(samples, config, _context(config, root, protocol), on_prediction))
+    asyncio.run(predict(samples, config, _context(config, benchmark, protocol), on_prediction))
+
+
+@lru_cache(maxsize=4)
+def _worker_benchmark(root: str) -> Benchmark:
+    """A Ray worker loads the benchmark once, not once per batch."""
+    from vqakit.benchmarks import load_benchmark
+
+    return load_benchmark(root)
 
 
 def _predict_batch(config_json: str, root: str, protocol_json: str, samples_json: list[str]) -> list[str]:
@@ -89,7 +91,7 @@ def _predict_batch(config_json: str, root: str, protocol_json: str, samples_json
     config = EvalConfig.model_validate_json(config_json)
     samples = [Sample.model_validate_json(text) for text in samples_json]
     found: list[Prediction] = []
-    context = _context(config, Path(root), Protocol.model_validate_json(protocol_json))
+    context = _context(config, _worker_benchmark(root), Protocol.model_validate_json(protocol_json))
     asyncio.run(predict(samples, config, context, found.append))
     return [prediction.model_dump_json() for prediction in found]
 
@@ -97,7 +99,7 @@ def _predict_batch(config_json: str, root: str, protocol_json: str, samples_json
 def run_ray(
     samples: list[Any],
     config: EvalConfig,
-    root: Path,
+    benchmark: Benchmark,
     protocol: Protocol,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
@@ -113,7 +115,7 @@ def run_ray(
     config_json, protocol_json = config.model_dump_json(), protocol.model_dump_json()
     batches = [samples[i : i + RAY_BATCH] for i in range(0, len(samples), RAY_BATCH)]
     pending = [
-        task.remote(config_json, str(root), protocol_json, [s.model_dump_json() for s in batch])
+        task.remote(config_json, str(benchmark.root), protocol_json, [s.model_dump_json() for s in batch])
         for batch in batches
     ]
     while pending:

@@ -1,49 +1,65 @@
-"""Sweeps: one run per value of one parameter, then accuracy against the value."""
+"""Sweeps: one run per value of one parameter, then accuracy against the value.
+
+The parameter is a run setting (`frames`, `short_side`, `prompt`) or any option of the method
+(e.g. `window_s` or `top_clips` of the retrieval methods).
+"""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import slug, write_text_atomic
+from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._run import RunOutcome, run_eval
 
-SWEEPABLE = ("frames", "short_side", "prompt", "window_s", "top_clips")
+SWEEPABLE = ("frames", "short_side", "prompt")  # run settings; method options are sweepable too
 
 
-def expand_values(parameter: str, text: str) -> list[Any]:
-    """`uniform:0,1,8` -> ["uniform:0", "uniform:1", "uniform:8"]; `224,448` -> [224, 448]."""
+def expand_values(parameter: str, text: str, method: str = "direct") -> list[Any]:
+    """`uniform:0,1,8` -> ["uniform:0", "uniform:1", "uniform:8"]; `224,448` -> [224, 448]; a
+    method option's values are converted by the method's options (`1,3` -> [1, 3])."""
     if parameter == "frames":
         kind, _, values = text.partition(":")
         if not values:
             raise ValueError(f"frames sweep {text!r}: use KIND:V1,V2,... such as uniform:0,1,8,16,64")
         return [f"{kind}:{value.strip()}" for value in values.split(",") if value.strip()]
+    items = [value.strip() for value in text.split(",") if value.strip()]
+    if parameter == "short_side":
+        try:
+            return [int(value) for value in items]
+        except ValueError:
+            raise ValueError(f"{parameter} sweep {text!r}: use numbers separated by commas") from None
+    if parameter == "prompt":
+        return items
+    found = get_method(method)
+    if parameter not in found.options.model_fields:
+        known = ", ".join([*SWEEPABLE, *found.options.model_fields])
+        raise ValueError(f"cannot sweep {parameter!r} with method {method}; sweepable: {known}")
     try:
-        if parameter in ("short_side", "top_clips"):
-            return [int(value) for value in text.split(",")]
-        if parameter == "window_s":
-            return [float(value) for value in text.split(",")]
-    except ValueError:
-        raise ValueError(f"{parameter} sweep {text!r}: use numbers separated by commas") from None
-    return [value.strip() for value in text.split(",") if value.strip()]
+        return [getattr(found.parse_options({parameter: value}), parameter) for value in items]
+    except MethodSetupError as error:
+        raise ValueError(f"{parameter} sweep {text!r}: {error}") from None
 
 
-def _folder_name(parameter: str, value: Any) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", f"{parameter}={value}")
+def _with(base: EvalConfig, parameter: str, value: Any) -> EvalConfig:
+    if parameter in SWEEPABLE:
+        return base.model_copy(update={parameter: value})
+    return base.model_copy(update={"method_args": {**base.method_args, parameter: value}})
 
 
 def run_sweep(
     base: EvalConfig, parameter: str, values: list[Any], out: str | Path
 ) -> list[tuple[Any, RunOutcome]]:
-    if parameter not in SWEEPABLE:
-        raise ValueError(f"cannot sweep {parameter!r}; sweepable: {', '.join(SWEEPABLE)}")
+    if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
+        raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
     out = Path(out)
     outcomes = []
     for value in values:
-        config = base.model_copy(update={parameter: value})
-        outcomes.append((value, run_eval(config, out / _folder_name(parameter, value))))
+        folder = out / slug(f"{parameter}={value}", max_length=200)
+        outcomes.append((value, run_eval(_with(base, parameter, value), folder)))
     table = [
         {
             "value": value,
@@ -52,7 +68,9 @@ def run_sweep(
         }
         for value, outcome in outcomes
     ]
-    (out / "sweep.json").write_text(json.dumps({"parameter": parameter, "runs": table}, indent=1) + "\n")
+    write_text_atomic(
+        out / "sweep.json", json.dumps({"parameter": parameter, "runs": table}, indent=1) + "\n"
+    )
     from vqakit.report import write_sweep_report
 
     write_sweep_report(out, parameter, table)

@@ -1,6 +1,7 @@
 """Records that flow between vqakit's stages, the benchmark card, and folder checks."""
 
 from vqakit.schema._card import BenchmarkCard, Protocol, Source
+from vqakit.schema._checks import Corpora, SampleCheck, register_sample_check, sample_checks
 from vqakit.schema._corpus import Clip, Passage
 from vqakit.schema._folder import (
     CARD,
@@ -29,6 +30,7 @@ __all__ = [
     "BenchmarkCard",
     "BenchmarkError",
     "Clip",
+    "Corpora",
     "Fps",
     "MediaChecker",
     "Metadata",
@@ -40,6 +42,7 @@ __all__ = [
     "Problem",
     "Protocol",
     "Sample",
+    "SampleCheck",
     "SamplingSpec",
     "Source",
     "Timestamps",
@@ -54,6 +57,8 @@ __all__ = [
     "parse_clock",
     "parse_sampling",
     "parse_trace",
+    "register_sample_check",
     "safe_media_path",
+    "sample_checks",
     "sample_times",
 ]

@@ -25,8 +25,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from vqakit.schema._card import BenchmarkCard
+from vqakit.schema._checks import Corpora, sample_checks
 from vqakit.schema._corpus import Clip, Passage
-from vqakit.schema._pairs import pair_problems
 from vqakit.schema._sample import Sample, VideoRef
 from vqakit.schema._trace import find_times
 
@@ -260,7 +260,7 @@ def _beyond(file: str, line: int, name: str, time_s: float, duration: float | No
 
 
 def _check_sample(
-    line: int, sample: Sample, media: _MediaChecks, clips: dict, passages: dict, problems: list[Problem]
+    line: int, sample: Sample, media: _MediaChecks, corpora: Corpora, problems: list[Problem]
 ) -> None:
     durations = [media.video(SAMPLES, line, f"videos.{i}", ref) for i, ref in enumerate(sample.videos)]
     if not sample.videos and not sample.gold_clips:
@@ -284,11 +284,15 @@ def _check_sample(
             if problem := _beyond(SAMPLES, line, "reasoning", max(start, end), durations[0]):
                 problems.append(problem)
                 break
-    for key, known, corpus in (("gold_clips", clips, CLIPS), ("gold_passages", passages, PASSAGES)):
+    for key, known, corpus in (
+        ("gold_clips", corpora.clips, CLIPS),
+        ("gold_passages", corpora.passages, PASSAGES),
+    ):
         for item in getattr(sample, key):
             if item not in known:
                 problems.append(Problem(SAMPLES, line, key, f"id {item!r} is not in {corpus}"))
-    problems += [Problem(SAMPLES, line, name, message) for name, message in pair_problems(sample, passages)]
+    for check in sample_checks():
+        problems += [Problem(SAMPLES, line, name, message) for name, message in check(sample, corpora)]
 
 
 def check_folder(
@@ -316,8 +320,12 @@ def check_folder(
     samples = _records(root, SAMPLES, Sample, problems)
     if not samples and not any(p.file == SAMPLES for p in problems):
         problems.append(Problem(SAMPLES, 0, "-", "no samples"))
+    corpora = Corpora(
+        clips={key: clip for key, (_, clip) in clips.items()},
+        passages={key: passage for key, (_, passage) in passages.items()},
+    )
     for line, sample in samples.values():
-        _check_sample(line, sample, media_checks, clips, passages, problems)
+        _check_sample(line, sample, media_checks, corpora, problems)
     rank = {CARD: 0, CLIPS: 1, PASSAGES: 2, SAMPLES: 3}
     problems.sort(key=lambda problem: (rank.get(problem.file, 4), problem.line))
     if card is None:
@@ -326,8 +334,8 @@ def check_folder(
         root=root,
         card=card,
         samples=[sample for _, sample in samples.values()],
-        clips={key: clip for key, (_, clip) in clips.items()},
-        passages={key: passage for key, (_, passage) in passages.items()},
+        clips=dict(corpora.clips),
+        passages=dict(corpora.passages),
         sample_lines={key: line for key, (line, _) in samples.items()},
     )
     return benchmark, problems

@@ -32,3 +32,16 @@ class Prediction(BaseModel):
     output_tokens: int = 0
     # retrieval methods: what was retrieved and shown (query, clips, windows, captions, passages)
     retrieval: dict[str, Any] | None = None
+
+    @classmethod
+    def failed(
+        cls, sample_id: str, method: str, kind: str, message: str, *, model: str | None = None, **fields: Any
+    ) -> Prediction:
+        """A prediction that ended in an error of `kind` (never an answer that could be scored)."""
+        return cls(
+            sample_id=sample_id,
+            method=method,
+            model=model,
+            error=PredictionError(type=kind, message=message),
+            **fields,
+        )

@@ -1,45 +1,65 @@
-"""Scoring: reading answers out of replies, per-sample scores, run-level results."""
+"""Scoring: reading answers out of replies, judges, per-sample scores, run-level results.
+
+Benchmark systems plug in here with decorators: judges (`register_judge`), groups
+(`register_group`), per-sample fields (`register_score_fields`), run-level metrics
+(`register_metric`) and the diagnostics `compare` reports (`register_diagnostic`).
+"""
 
 from vqakit.scoring._audit import blind_agreement, option_biases
+from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
-from vqakit.scoring._extract import LETTERS, Extraction, extract_choice
-from vqakit.scoring._judge import extract_with_model, judge_open, parse_verdict
-from vqakit.scoring._metrics import DEFAULT_GROUPS, bootstrap_interval, length_bucket, score_sample, summarise
-from vqakit.scoring._recall import object_recall, singular
-from vqakit.scoring._retrieval import (
-    gold_caption,
-    judge_sufficiency,
-    parse_yes_no,
-    retrieval_fields,
-    summarise_retrieval,
+from vqakit.scoring._extract import Extraction, extract_choice
+from vqakit.scoring._hooks import (
+    default_groups,
+    diagnostics,
+    group_keys,
+    register_diagnostic,
+    register_group,
+    register_metric,
+    register_score_fields,
 )
-from vqakit.scoring._rubric import CRITERIA, parse_rubric, rubric_judge
+from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
+from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
+from vqakit.scoring._metrics import (
+    accuracy_summary,
+    bootstrap_interval,
+    length_bucket,
+    score_sample,
+    summarise,
+)
+from vqakit.scoring._verdicts import parse_yes_no
 
 __all__ = [
-    "CRITERIA",
-    "DEFAULT_GROUPS",
     "LETTERS",
+    "ChoiceExtractor",
     "Extraction",
+    "Judge",
+    "OpenAnswerJudge",
+    "OptionStyle",
+    "accuracy_summary",
     "blind_agreement",
     "bootstrap_interval",
     "compare_runs",
+    "default_groups",
+    "diagnostics",
     "extract_choice",
-    "extract_with_model",
-    "gold_caption",
-    "judge_open",
-    "judge_sufficiency",
+    "format_options",
+    "get_judge",
+    "group_keys",
+    "judge_for_kind",
+    "judge_reply",
+    "judges",
     "length_bucket",
     "mcnemar_exact",
-    "object_recall",
+    "mean_summary",
     "option_biases",
     "paired_bootstrap",
-    "parse_rubric",
-    "parse_verdict",
     "parse_yes_no",
-    "retrieval_fields",
-    "rubric_judge",
+    "register_diagnostic",
+    "register_group",
+    "register_judge",
+    "register_metric",
+    "register_score_fields",
     "score_sample",
-    "singular",
     "summarise",
-    "summarise_retrieval",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from vqakit.schema import Sample
-from vqakit.scoring._metrics import DEFAULT_GROUPS, _group_keys
+from vqakit.scoring._hooks import default_groups, diagnostics, group_keys
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -51,15 +51,12 @@ def _pair_summary(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     }
 
 
-DIAGNOSTICS = ("clip_hit", "passage_hit", "sufficient")  # retrieval runs (scoring._retrieval)
-
-
 def _diagnostics(scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]]) -> dict[str, Any]:
-    """Rates of the retrieval diagnostics in both runs, over samples that have the value in both
-    (e.g. the sufficiency judge's Y rate without and with localization)."""
+    """Rates of the registered diagnostics (boolean score fields) in both runs, over samples that
+    have the value in both (e.g. the sufficiency judge's Y rate without and with localization)."""
     rows_b = {row["sample_id"]: row for row in scores_b}
     found: dict[str, Any] = {}
-    for key in DIAGNOSTICS:
+    for key, label in diagnostics().items():
         pairs = [
             (bool(row[key]), bool(rows_b[row["sample_id"]][key]))
             for row in scores_a
@@ -67,7 +64,12 @@ def _diagnostics(scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]])
         ]
         if pairs:
             a, b = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
-            found[key] = {"n": len(pairs), "rate_a": float(a.mean()), "rate_b": float(b.mean())}
+            found[key] = {
+                "label": label,
+                "n": len(pairs),
+                "rate_a": float(a.mean()),
+                "rate_b": float(b.mean()),
+            }
     return found
 
 
@@ -75,7 +77,7 @@ def compare_runs(
     samples: list[Sample],
     scores_a: list[dict[str, Any]],
     scores_b: list[dict[str, Any]],
-    groups: tuple[str, ...] = DEFAULT_GROUPS,
+    groups: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     correct_a = {row["sample_id"]: row["correct"] for row in scores_a if row["correct"] is not None}
     correct_b = {row["sample_id"]: row["correct"] for row in scores_b if row["correct"] is not None}
@@ -94,10 +96,10 @@ def compare_runs(
         "groups": {},
         "diagnostics": _diagnostics(scores_a, scores_b),
     }
-    for group in groups:
+    for group in groups or default_groups():
         buckets: dict[str, list[Sample]] = {}
         for sample in shared:
-            for key in _group_keys(sample, group):
+            for key in group_keys(sample, group):
                 buckets.setdefault(key, []).append(sample)
         if buckets:
             result["groups"][group] = {

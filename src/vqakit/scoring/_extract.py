@@ -27,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass
 
-LETTERS = "ABCDEFGH"
+from vqakit.scoring._labels import LETTERS
 
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)

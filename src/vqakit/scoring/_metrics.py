@@ -1,8 +1,10 @@
 """Per-sample scores and run-level results: accuracy, groups, bootstrap intervals, letters.
 
-MCQ: a sample is correct when the extracted choice equals the gold index; abstentions and
-failed calls count as wrong and are reported separately. Open-ended samples need a judge
-model and are counted as unscored here.
+MCQ: a sample is correct when the chosen option (read by the rules, or by a judge that decides
+choices when the rules abstained) equals the gold index; abstentions and failed calls count as
+wrong and are reported separately. Open-ended samples are correct when a judge that decides
+correctness says so, and unscored without one. Judges and benchmark systems add their own
+per-sample fields and run-level metrics (`_judges`, `_hooks`).
 """
 
 from __future__ import annotations
@@ -13,53 +15,66 @@ from typing import Any
 import numpy as np
 
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring._extract import LETTERS
-from vqakit.scoring._recall import object_recall
-from vqakit.scoring._retrieval import retrieval_fields, summarise_retrieval
+from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
+from vqakit.scoring._judges import Judge, judge_for_kind, judges
+from vqakit.scoring._labels import LETTERS
 
-DEFAULT_GROUPS = ("category", "skills", "hop_grounding", "modality")
+
+def _by_judge(records: dict[str, dict[str, Any]] | None) -> list[tuple[Judge, dict[str, Any]]]:
+    """This sample's judgment records with their judges, in judge order (unknown kinds left out)."""
+    found: dict[str, tuple[Judge, dict[str, Any]]] = {}
+    for kind, record in (records or {}).items():
+        judge = judge_for_kind(kind)
+        if judge is not None:
+            found.setdefault(judge.name, (judge, record))
+    return [found[name] for name in judges() if name in found]
+
+
+def _fields(sample: Sample, prediction: Prediction, choice: int | None) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    for hook in score_field_hooks():
+        row.update(hook(sample, prediction, choice))
+    return row
 
 
 def score_sample(
-    sample: Sample, prediction: Prediction, second: dict[str, dict[str, Any]] | None = None
+    sample: Sample, prediction: Prediction, records: dict[str, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """Score one prediction; `second` holds its model-based second passes by kind
-    ("judge", "extract", "rubric", "sufficiency")."""
-    second = second or {}
+    """Score one prediction; `records` holds its judgment records by kind (judge name)."""
+    judged = _by_judge(records)
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
-    if "sufficiency" in second and second["sufficiency"]["verdict"] is not None:
-        row["sufficient"] = bool(second["sufficiency"]["verdict"])
-    if "rubric" in second:
-        row["rubric"] = second["rubric"]["scores"]
-    if sample.reasoning and prediction.reply:
-        recall = object_recall(sample.reasoning, prediction.reply)
-        if recall is not None:
-            row["object_recall"], row["noun_recall"] = recall["object_recall"], recall["noun_recall"]
+    for judge, record in judged:
+        row.update(judge.fields(sample, record))
     if prediction.error is not None:
-        row.update(retrieval_fields(sample, prediction, None))
+        row.update(_fields(sample, prediction, None))
         return {
             **row,
             "correct": False if sample.is_mcq else None,
             "status": f"error: {prediction.error.type}",
         }
     if not sample.is_mcq:
-        row.update(retrieval_fields(sample, prediction, None))
-        judged = second.get("judge")
-        if judged is None:
+        row.update(_fields(sample, prediction, None))
+        deciding = next(((j, r) for j, r in judged if j.decides == "correct"), None)
+        if deciding is None:
             return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
-        if judged["verdict"] is None:
+        judge, record = deciding
+        verdict = judge.verdict(sample, record)
+        if verdict is None:
             return {
                 **row,
                 "correct": None,
                 "status": "unscored (judge gave no verdict)",
-                "judge_raw": judged["raw"],
+                "judge_raw": record["raw"],
             }
-        return {**row, "correct": bool(judged["verdict"]), "status": "judged", "judge_raw": judged["raw"]}
+        return {**row, "correct": verdict, "status": "judged", "judge_raw": record["raw"]}
     choice, how = prediction.choice, "rules"
-    extracted = second.get("extract")
-    if choice is None and extracted is not None and extracted["choice"] is not None:
-        choice, how = int(extracted["choice"]), "model extractor"
-    row.update(retrieval_fields(sample, prediction, choice))
+    if choice is None:
+        for judge, record in judged:
+            read = judge.choice(sample, record) if judge.decides == "choice" else None
+            if read is not None:
+                choice, how = read, "model extractor"
+                break
+    row.update(_fields(sample, prediction, choice))
     if choice is None:
         return {**row, "correct": False, "status": "abstained"}
     return {
@@ -83,21 +98,10 @@ def bootstrap_interval(values: list[float], *, resamples: int = 2000, seed: int 
     return float(low), float(high)
 
 
-def _summary(values: list[float]) -> dict[str, Any]:
+def accuracy_summary(values: list[float]) -> dict[str, Any]:
+    """`{n, accuracy, ci95}` of 0/1 values."""
     low, high = bootstrap_interval(values)
     return {"n": len(values), "accuracy": float(np.mean(values)) if values else None, "ci95": [low, high]}
-
-
-def _group_keys(sample: Sample, group: str) -> list[str]:
-    meta = sample.metadata
-    if group == "skills":
-        return list(meta.skills)
-    if group == "hop_grounding":
-        return [f"{meta.hop}-hop {meta.grounding}"] if meta.hop and meta.grounding else []
-    value = getattr(meta, group, None)
-    if value is None and meta.model_extra:
-        value = meta.model_extra.get(group)
-    return [str(value)] if value is not None else []
 
 
 LENGTH_BUCKETS = ((60, "<1 min"), (180, "1-3 min"), (600, "3-10 min"), (1800, "10-30 min"))
@@ -111,72 +115,56 @@ def length_bucket(seconds: float) -> str:
     return "30+ min"
 
 
-def summarise(
-    samples: list[Sample],
-    scores: list[dict[str, Any]],
-    groups: tuple[str, ...] = DEFAULT_GROUPS,
-    extra_groups: dict[str, dict[str, str]] | None = None,
-    min_group_size: int = 1,
-) -> dict:
-    """Run-level results. `extra_groups` adds groupings computed outside the samples' metadata,
-    as {group name: {sample id: key}} (the runner adds video_length this way)."""
-    by_id = {s.id: s for s in samples}
-    scored = [row for row in scores if row["correct"] is not None]
-    values = [float(row["correct"]) for row in scored]
-    results: dict[str, Any] = {
-        "overall": _summary(values),
-        "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
-        "groups": {},
-    }
+def _group_buckets(
+    samples: dict[str, Sample], scored: list[dict[str, Any]], groups: tuple[str, ...], extra: dict[str, dict]
+) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
     for group in groups:
         buckets: dict[str, list[float]] = defaultdict(list)
         for row in scored:
-            for key in _group_keys(by_id[row["sample_id"]], group):
+            for key in group_keys(samples[row["sample_id"]], group):
                 buckets[key].append(float(row["correct"]))
         if buckets:
-            results["groups"][group] = {key: _summary(v) for key, v in sorted(buckets.items())}
-    for group, keys in (extra_groups or {}).items():
-        extra: dict[str, list[float]] = defaultdict(list)
+            found[group] = {key: accuracy_summary(v) for key, v in sorted(buckets.items())}
+    for group, keys in extra.items():
+        by_key: dict[str, list[float]] = defaultdict(list)
         for row in scored:
             if row["sample_id"] in keys:
-                extra[keys[row["sample_id"]]].append(float(row["correct"]))
-        if extra:
-            results["groups"][group] = {key: _summary(v) for key, v in sorted(extra.items())}
-    recalled = [row for row in scores if "object_recall" in row]
-    if recalled:
-        by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in recalled:
-            by_category[str(by_id[row["sample_id"]].metadata.category)].append(row)
+                by_key[keys[row["sample_id"]]].append(float(row["correct"]))
+        if by_key:
+            found[group] = {key: accuracy_summary(v) for key, v in sorted(by_key.items())}
+    return found
 
-        def means(rows: list[dict[str, Any]]) -> dict[str, Any]:
-            return {
-                "n": len(rows),
-                "object": float(np.mean([r["object_recall"] for r in rows])),
-                "noun": float(np.mean([r["noun_recall"] for r in rows])),
-            }
 
-        results["object_recall"] = {
-            **means(recalled),
-            "by_category": {k: means(v) for k, v in sorted(by_category.items())},
-        }
-    graded = [row["rubric"] for row in scores if "rubric" in row]
-    if graded:
-        results["rubric"] = {}
-        for criterion in graded[0]:
-            values = [g[criterion] / 2 for g in graded if g.get(criterion) is not None]
-            summary = _summary(values)
-            results["rubric"][criterion] = {
-                "n": summary["n"],
-                "mean": None if not values else 2 * summary["accuracy"],
-                "ci95": [2 * bound for bound in summary["ci95"]],
-            }
+def summarise(
+    samples: list[Sample],
+    scores: list[dict[str, Any]],
+    groups: tuple[str, ...] | None = None,
+    extra_groups: dict[str, dict[str, str]] | None = None,
+    min_group_size: int = 1,
+) -> dict:
+    """Run-level results. `groups` defaults to the default groups; `extra_groups` adds groupings
+    computed outside the samples' metadata, as {group name: {sample id: key}} (the runner adds
+    video_length this way). Judges and registered metrics add their own keys."""
+    by_id = {s.id: s for s in samples}
+    scored = [row for row in scores if row["correct"] is not None]
+    results: dict[str, Any] = {
+        "overall": accuracy_summary([float(row["correct"]) for row in scored]),
+        "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
+        "groups": _group_buckets(by_id, scored, groups or default_groups(), extra_groups or {}),
+    }
+    for name, judge in judges().items():
+        summary = judge.summarise(samples, scores)
+        if summary is not None:
+            results[name] = summary
+    for metric in metric_hooks():
+        results.update(metric(samples, scores))
     for group, buckets in list(results["groups"].items()):
         kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
         if kept:
             results["groups"][group] = kept
         else:
             del results["groups"][group]
-    results.update(summarise_retrieval(scores))
     results["min_group_size"] = min_group_size
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),

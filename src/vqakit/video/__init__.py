@@ -3,8 +3,10 @@
 from vqakit.schema import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
+from vqakit.video._export import write_frames
 from vqakit.video._hints import Mark, box_at, describe_marks, draw_marks, marks_at, parse_style, select_times
 from vqakit.video._index import FrameIndex, frame_index
+from vqakit.video._media import VideoMediaChecker
 from vqakit.video._probe import VideoInfo, probe
 from vqakit.video._resize import Resize
 from vqakit.video._sampling import sample_frames
@@ -24,6 +26,7 @@ __all__ = [
     "Uniform",
     "VideoError",
     "VideoInfo",
+    "VideoMediaChecker",
     "box_at",
     "cues_between",
     "decode_frames",
@@ -41,5 +44,6 @@ __all__ = [
     "sample_frames",
     "sample_times",
     "select_times",
+    "write_frames",
     "write_index_clip",
 ]

@@ -1,0 +1,47 @@
+"""The construction kit shared by benchmark builders.
+
+- `BuildJournal` + `ModelSteps`: structured model steps, journaled in `calls.jsonl` so that a
+  rerun reuses every step it completed before (same step, item and exact request).
+- `StageLog` + `write_stage_report`: per-stage in/out counts, a drop log with reasons
+  (`drops.jsonl`) and the stage report (`stages.json`, `report.md`).
+- `balance_letters`, `letter_spread`, `seeded_random`: gold letters spread evenly, reproducibly.
+- `blind_check`, `check_mcq`: ask a model a multiple-choice question (text only, or with
+  evidence) and compare its pick with the expected option. Default prompts: `builder_blind_check`,
+  `builder_mcq_check`; a builder passes its own prompt names to keep its own wording.
+- `write_benchmark_folder`: card, samples, corpora and media, validated on the way out.
+- `InputError`, `read_records`, `list_videos`: inputs read with errors naming file and line.
+"""
+
+from vqakit.builders._checks import BLIND_PROMPT, CHECK_PROMPT, MCQCheck, blind_check, check_mcq
+from vqakit.builders._inputs import VIDEO_SUFFIXES, InputError, list_videos, read_records
+from vqakit.builders._journal import BuildJournal
+from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
+from vqakit.builders._stages import DropLog, Stage, StageLog, stage_report, write_stage_report
+from vqakit.builders._steps import ModelSteps, StepResult
+from vqakit.builders._writer import write_benchmark_folder
+
+__all__ = [
+    "BLIND_PROMPT",
+    "CHECK_PROMPT",
+    "VIDEO_SUFFIXES",
+    "BuildJournal",
+    "DropLog",
+    "InputError",
+    "MCQCheck",
+    "ModelSteps",
+    "OptionPool",
+    "PlacedOptions",
+    "Stage",
+    "StageLog",
+    "StepResult",
+    "balance_letters",
+    "blind_check",
+    "check_mcq",
+    "letter_spread",
+    "list_videos",
+    "read_records",
+    "seeded_random",
+    "stage_report",
+    "write_benchmark_folder",
+    "write_stage_report",
+]

@@ -1,0 +1,128 @@
+"""Options shared by several verbs, and reading `KEY=VALUE` arguments.
+
+Methods own their options and judges are plug-ins, so the command line reaches them with two
+generic options: `--method-arg KEY=VALUE` and `--judge NAME=SPEC` (both repeatable). The named
+flags that existed before (`--top-clips`, `--window`, `--hints`, `--extractor`,
+`--rubric-judge`, ...) stay as aliases of those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+# alias flag -> method option it sets (the method checks that it has the option)
+METHOD_ARG_ALIASES = {
+    "index": "index",
+    "text_embedder": "text_embedder",
+    "image_embedder": "image_embedder",
+    "top_clips": "top_clips",
+    "window_s": "window_s",
+    "shift_s": "shift_s",
+    "caption_frames": "caption_frames",
+    "approximate": "approximate",
+    "hint_style": "style",
+    "detector": "detector",
+}
+# alias flag -> judge it assigns a model to
+JUDGE_ALIASES = {"extractor_spec": "extract", "rubric_spec": "rubric", "sufficiency_spec": "sufficiency"}
+OPEN_JUDGE = "open"  # what a bare `--judge SPEC` assigns, as before judges had names
+
+
+def concurrency_option(command: Callable) -> Callable:
+    return click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)(command)
+
+
+def key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
+    """`("a=1", "b=x")` -> {"a": "1", "b": "x"}; a value without `=` is a usage error."""
+    found = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if not sep or not key.strip():
+            raise click.UsageError(f"{flag} takes KEY=VALUE, got {value!r}")
+        found[key.strip()] = rest.strip()
+    return found
+
+
+def judge_assignments(values: tuple[str, ...]) -> dict[str, str]:
+    """`--judge NAME=SPEC` values as {name: spec}; a value whose part before `=` is not a judge
+    name is a model spec for the open-ended judge (the form `--judge SPEC` had before)."""
+    from vqakit.scoring import judges
+
+    names = set(judges())
+    found: dict[str, str] = {}
+    for value in values:
+        name, sep, spec = value.partition("=")
+        if sep and name.strip() in names:
+            found[name.strip()] = spec.strip()
+        else:
+            found[OPEN_JUDGE] = value.strip()
+    return found
+
+
+def method_and_judge_settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Pop the method and judge options (generic and aliases) out of a command's keyword
+    arguments, as the `method_args` and `judges` of an EvalConfig."""
+    method_args: dict[str, Any] = key_values(arguments.pop("method_arg", ()), "--method-arg")
+    for flag, option in METHOD_ARG_ALIASES.items():
+        value = arguments.pop(flag, None)
+        if value not in (None, False):
+            method_args[option] = value
+    judges = judge_assignments(arguments.pop("judge_values", ()))
+    for flag, name in JUDGE_ALIASES.items():
+        spec = arguments.pop(flag, None)
+        if spec:
+            judges[name] = spec
+    return {"method_args": method_args, "judges": judges}
+
+
+def method_options(command: Callable) -> Callable:
+    """`--method-arg` and the retrieval methods' named flags (aliases of method options)."""
+    options = [
+        click.option(
+            "--method-arg",
+            "method_arg",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="An option of the method (repeatable); `vqakit methods` lists each method's options.",
+        ),
+        click.option(
+            "--index", "index", help="Index folder (default: the benchmark's, in the vqakit cache)."
+        ),
+        click.option(
+            "--text-embedder",
+            help="Passage/description embedder: minilm (default) or sentence-transformers:X.",
+        ),
+        click.option(
+            "--image-embedder", help="Clip frame embedder, clip:<folder or hub id>; default: the index's."
+        ),
+        click.option("--top-clips", type=click.IntRange(1), help="Clips retrieved per question (default 5)."),
+        click.option(
+            "--window",
+            "window_s",
+            type=click.FloatRange(min=0, min_open=True),
+            help="rag+localize window / rag+split piece, seconds (default 5).",
+        ),
+        click.option(
+            "--shift",
+            "shift_s",
+            type=click.FloatRange(min=0),
+            help="rag+localize: seconds a before/after cue moves the window (default 1).",
+        ),
+        click.option(
+            "--caption-frames", type=click.IntRange(1), help="Frames per retrieved clip (default 15)."
+        ),
+        click.option("--approximate", is_flag=True, help="Approximate (IVF) search instead of exact."),
+        click.option("--fallback", help="Model asked when --model refuses or replies empty."),
+        click.option(
+            "--sufficiency-judge",
+            "sufficiency_spec",
+            help="Model judging Y/N whether the gold clip's description holds the question's event "
+            "(= --judge sufficiency=SPEC).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

@@ -1,0 +1,48 @@
+"""`vqakit compare`: a paired comparison of two runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
+    """Paired comparison of two runs over the same benchmark, overall and per group.
+
+    Prints accuracy of A and B, the difference B - A with a 95% paired bootstrap interval,
+    and the exact McNemar p-value on the samples where exactly one run was right.
+    """
+    from vqakit.runner import compare_run_folders
+
+    try:
+        result = compare_run_folders(run_a, run_b)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+        return
+    click.echo(f"A = {run_a}\nB = {run_b}")
+    click.echo(f"{'group':<34}{'n':>5}{'A':>8}{'B':>8}{'B-A':>8}{'95% CI':>18}{'McNemar p':>11}")
+    rows = [("overall", result["overall"])] + [
+        (f"{group}: {key}", summary)
+        for group, buckets in result["groups"].items()
+        for key, summary in buckets.items()
+    ]
+    for label, row in rows:
+        low, high = row["ci95"]
+        click.echo(
+            f"{label[:33]:<34}{row['n']:>5}{100 * row['accuracy_a']:>7.1f}%{100 * row['accuracy_b']:>7.1f}%"
+            f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
+            f"{row['mcnemar_p']:>11.3f}"
+        )
+    for row in result["diagnostics"].values():
+        click.echo(
+            f"{row['label']:<34}{row['n']:>5}{100 * row['rate_a']:>7.1f}%{100 * row['rate_b']:>7.1f}%"
+            f"{100 * (row['rate_b'] - row['rate_a']):>+7.1f}%"
+        )

@@ -1,0 +1,32 @@
+"""`vqakit import minerva`: a Minerva-Ego / MINERVA release file to a benchmark folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("records", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--videos",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Folder of <video_id>.<ext> files, or a CSV with video_id,path columns.",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+def minerva(records: Path, videos: Path, out: Path) -> None:
+    """Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..3,
+    answer_id, reasoning, question type[, split, category]) to a benchmark folder."""
+    from vqakit.systems.minerva_ego.importer import import_minerva
+
+    try:
+        report = import_minerva(records, videos, out)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    for problem in report.problems:
+        click.echo(f"skipped {problem}", err=True)
+    for video_id, keys in sorted(report.missing_videos.items()):
+        click.echo(f"missing video {video_id} ({len(keys)} question(s): {', '.join(keys)})", err=True)
+    click.echo(f"wrote {report.written} samples to {out}; check it with: vqakit validate {out}")

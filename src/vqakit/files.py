@@ -1,0 +1,98 @@
+"""Files on disk that survive being killed at any moment, and names that are safe as file names.
+
+- Append-only JSONL (run folders, build journals): `append_synced` writes one whole line and
+  makes it durable; `complete_lines` reads the records back and cuts off a last line that a kill
+  left half-written, so appending can go on cleanly.
+- `write_text_atomic`: rewritten files (configs, results, reports) are written to a temporary
+  file beside the target and renamed over it, so a reader sees the old or the new file, never a
+  torn one.
+- `link_or_copy`: media placed into a benchmark folder without duplicating bytes when the
+  filesystem allows.
+- `slug`: one way to turn a model spec or a parameter into a file-name part.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+
+def complete_lines(path: Path, parse: Callable[[bytes], Any], *, repair: bool = True) -> list[Any]:
+    """Records of an append-only JSONL file. A last line cut short by a kill (no newline, or
+    unparseable) is left out, and with `repair` (the writer's side) removed from the file so that
+    appending can go on cleanly; readers pass `repair=False` and change nothing."""
+    raw = path.read_bytes() if path.exists() else b""
+    records, good_end = [], 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            records.append(parse(line))
+        except ValueError:
+            break
+        good_end += len(line)
+    if repair and good_end < len(raw):
+        with open(path, "r+b") as handle:
+            handle.truncate(good_end)
+    return records
+
+
+def append_synced(handle: IO[str], line: str) -> None:
+    """Write one whole line and make it durable before returning."""
+    handle.write(line + "\n")
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def write_atomic(path: str | Path, write: Callable[[IO[bytes]], Any]) -> Path:
+    """Replace `path` with what `write(handle)` writes, in one rename. The temporary file has a
+    name of its own, so two processes writing the same file never mix their bytes."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Replace `path` with `text` (UTF-8) in one rename."""
+    return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link `source` at `target` (creating its folder), or copy it across filesystems."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def place_file(source: Path, target: Path) -> None:
+    """`link_or_copy`, keeping a target already placed by an earlier run unless its size differs."""
+    if target.exists():
+        if target.stat().st_size == source.stat().st_size:
+            return
+        target.unlink()
+    link_or_copy(source, target)
+
+
+def slug(text: str, max_length: int = 60, *, empty: str = "_") -> str:
+    """`text` as a file-name part: runs of characters other than letters, digits, `.`, `_` and
+    `-` become one `_`; at most the last `max_length` characters are kept (the end of a model
+    spec names the model)."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", text)[-max_length:].strip("_")
+    return cleaned or empty

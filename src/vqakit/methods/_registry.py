@@ -1,0 +1,127 @@
+"""The method registry: how a sample becomes a prediction, by name, with the options it owns.
+
+A method is one async function `(sample, context) -> Prediction`, registered with `@method`. It
+declares its options as a pydantic model (checked before a run starts and recorded in
+config.yaml; users set them with `--method-arg KEY=VALUE`), an optional `preflight` that refuses
+a benchmark or options it cannot work with before any folder is written, and an optional
+`describe` line for the report header (what the model was shown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from vqakit.plugins import load_plugins
+from vqakit.schema import Benchmark, Prediction, Protocol, Sample
+
+MethodFn = Callable[[Sample, "MethodContext"], Awaitable[Prediction]]
+
+
+class NoOptions(BaseModel):
+    """Options of a method that has none."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MethodSetupError(ValueError):
+    """A method cannot run with this benchmark or these options; said before the run starts."""
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    run: MethodFn
+    needs_model: bool
+    options: type[BaseModel] = NoOptions
+    preflight: Callable[[Benchmark, Any], None] | None = None  # raises MethodSetupError
+    describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
+    summary: str = ""  # one line for listings
+
+    def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
+        """The method's options from `values` (strings from the command line are converted);
+        unknown keys and bad values raise MethodSetupError naming them."""
+        values = dict(values or {})
+        declared = option_names(self.options)
+        unknown = sorted(key for key in values if key not in declared)
+        if unknown:
+            known = ", ".join(sorted(n for n in declared if n in self.options.model_fields)) or "none"
+            raise MethodSetupError(
+                f"method {self.name} has no option {', '.join(unknown)} (its options: {known})"
+            )
+        try:
+            return self.options.model_validate(values)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in error.errors()
+            )
+            raise MethodSetupError(f"method {self.name}: {problems}") from None
+
+    def shown(self, options: BaseModel, protocol: Protocol) -> str:
+        if self.describe is not None:
+            return self.describe(options, protocol)
+        return f"frames {protocol.frames}, prompt {protocol.prompt}"
+
+
+def option_names(options: type[BaseModel]) -> set[str]:
+    """Every key `parse_options` accepts: field names and their validation aliases (earlier
+    names of an option)."""
+    names = set(options.model_fields)
+    for info in options.model_fields.values():
+        alias = info.validation_alias
+        choices = getattr(alias, "choices", None)
+        if isinstance(alias, str):
+            names.add(alias)
+        elif choices:
+            names.update(choice for choice in choices if isinstance(choice, str))
+    return names
+
+
+_METHODS: dict[str, Method] = {}
+
+
+def method(
+    name: str,
+    *,
+    needs_model: bool,
+    options: type[BaseModel] = NoOptions,
+    preflight: Callable[[Benchmark, Any], None] | None = None,
+    describe: Callable[[Any, Protocol], str] | None = None,
+) -> Callable[[MethodFn], MethodFn]:
+    """Decorator registering a method function under `name` (one function may take several)."""
+
+    def register(fn: MethodFn) -> MethodFn:
+        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary)
+        return fn
+
+    return register
+
+
+def methods() -> dict[str, Method]:
+    load_plugins()
+    return dict(_METHODS)
+
+
+def get_method(name: str) -> Method:
+    found = methods().get(name)
+    if found is None:
+        raise MethodSetupError(f"unknown method {name!r}; known: {', '.join(sorted(methods()))}")
+    return found
+
+
+@dataclass
+class MethodContext:
+    """What a method works with for one run."""
+
+    root: Path  # benchmark folder
+    protocol: Protocol  # frames, short_side, prompt, subtitles (already merged with overrides)
+    model: Any = None  # vqakit.models.Model, for methods that need one
+    seed: int = 0
+    options: Any = field(default_factory=NoOptions)  # the method's validated options
+    shared: dict[str, Any] = field(default_factory=dict)  # per-run objects (e.g. an embedder)
+    benchmark: Benchmark | None = None  # the loaded benchmark (corpora for retrieval methods)

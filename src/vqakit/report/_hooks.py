@@ -1,0 +1,85 @@
+"""What benchmark systems add to the report, registered by decorator:
+
+- sections: `(results) -> [Section]`, tables shown after the accuracy breakdowns;
+- sample details: `(sample, prediction) -> SampleDetail | None`, lines shown in a sample's card;
+- shown frames: `(benchmark, sample, prediction) -> (video path, frame times) | None`, which
+  frames a card shows when they are not the sample's own video (e.g. a retrieved clip's).
+
+Sections and details carry plain text; the page templates do all the HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vqakit.plugins import load_plugins
+from vqakit.schema import Benchmark, Prediction, Sample
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[str]
+    rows: list[list[str]]  # cells as text; every column but the first is numeric (right-aligned)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    table: Table
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class SampleDetail:
+    lines: list[str]  # shown one per line
+    folded_title: str = ""  # a collapsed block under the lines: its title ...
+    folded: list[tuple[str, str]] = field(default_factory=list)  # ... and (heading, text) entries
+
+
+SectionHook = Callable[[dict[str, Any]], list[Section]]
+DetailHook = Callable[[Sample, Prediction], "SampleDetail | None"]
+FramesHook = Callable[[Benchmark, Sample, Prediction], "tuple[str, list[float]] | None"]
+
+_SECTIONS: list[SectionHook] = []
+_DETAILS: list[DetailHook] = []
+_FRAMES: list[FramesHook] = []
+
+
+def _add(registry: list, hook: Any) -> Any:
+    if hook not in registry:
+        registry.append(hook)
+    return hook
+
+
+def register_section(hook: SectionHook) -> SectionHook:
+    return _add(_SECTIONS, hook)
+
+
+def register_sample_detail(hook: DetailHook) -> DetailHook:
+    return _add(_DETAILS, hook)
+
+
+def register_shown_frames(hook: FramesHook) -> FramesHook:
+    return _add(_FRAMES, hook)
+
+
+def section_hooks() -> list[SectionHook]:
+    load_plugins()
+    return list(_SECTIONS)
+
+
+def detail_hooks() -> list[DetailHook]:
+    load_plugins()
+    return list(_DETAILS)
+
+
+def frames_hooks() -> list[FramesHook]:
+    load_plugins()
+    return list(_FRAMES)
+
+
+def percent(value: float | None) -> str:
+    """`12.3%`, or `n/a` for a missing value (the report's one way to print a share)."""
+    return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -1,0 +1,96 @@
+"""`vqakit eval` as one function: which runs to make, where, and making them.
+
+With a model, one run of the chosen method (default `direct`). Without one, the offline baselines
+(`random` and `text-similarity`), skipping text-similarity when its extra is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vqakit.benchmarks import load_benchmark
+from vqakit.files import slug
+from vqakit.methods import MethodSetupError, get_method
+from vqakit.runner._config import EvalConfig, make_config
+from vqakit.runner._run import RunOutcome, run_eval
+
+OFFLINE_BASELINES = ("random", "text-similarity")
+EMBED_EXTRA = "pip install 'vqakit[embed]'"
+
+
+def default_run_folder(
+    benchmark_name: str, method: str, model: str | None = None, root: str | Path = "runs", suffix: str = ""
+) -> Path:
+    """`runs/<benchmark>-<method>[-<model>][-<suffix>]`, the model named by the end of its spec."""
+    name = f"{slug(benchmark_name, max_length=120)}-{method}"
+    if model:
+        name += "-" + slug(model.split("#")[-1], empty="model")
+    return Path(root) / (f"{name}-{suffix}" if suffix else name)
+
+
+@dataclass
+class EvalPlan:
+    configs: list[tuple[EvalConfig, Path]]
+    notes: list[str] = field(default_factory=list)
+
+
+def plan_eval(settings: dict[str, Any], out: str | Path | None = None) -> EvalPlan:
+    """The runs `vqakit eval` makes from its settings (the fields of `EvalConfig`, `method`
+    possibly None): their configs and folders, and notes for the user."""
+    benchmark = load_benchmark(settings["bench"])
+    model, method = settings.get("model"), settings.get("method")
+    notes: list[str] = []
+    if model is None:
+        chosen = [method] if method else list(OFFLINE_BASELINES)
+        if "text-similarity" in chosen and importlib.util.find_spec("sentence_transformers") is None:
+            if method:
+                raise MethodSetupError(f"text-similarity needs the embed extra: {EMBED_EXTRA}")
+            notes.append(f"Skipping text-similarity: it needs the embed extra ({EMBED_EXTRA}).")
+            chosen.remove("text-similarity")
+        needing = [name for name in chosen if get_method(name).needs_model]
+        if needing:
+            raise MethodSetupError(f"method {needing[0]} needs --model (see `vqakit models`)")
+        notes.append(
+            "No --model given: running the offline baselines " + ", ".join(chosen) + ". These are "
+            "baselines, not a model's results; pass e.g. --model openai-compatible:http://localhost:8000/v1#MODEL."
+        )
+    else:
+        chosen = [method or "direct"]
+    configs = []
+    for name in chosen:
+        config = make_config({**settings, "method": name})
+        if out is not None and len(chosen) == 1:
+            folder = Path(out)
+        else:
+            folder = default_run_folder(benchmark.card.name, name, model, out or "runs")
+        configs.append((config, folder))
+    return EvalPlan(configs, notes)
+
+
+def evaluate(
+    settings: dict[str, Any],
+    out: str | Path | None = None,
+    *,
+    new_run: bool = False,
+    on_notes: Callable[[list[str]], None] | None = None,
+    on_start: Callable[[EvalConfig, Path], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_done: Callable[[EvalConfig, RunOutcome], None] | None = None,
+) -> list[RunOutcome]:
+    """Make every run of `plan_eval` in turn (each resumable), reporting as they go."""
+    plan = plan_eval(settings, out)
+    if on_notes and plan.notes:
+        on_notes(plan.notes)
+    outcomes = []
+    for config, folder in plan.configs:
+        if on_start:
+            on_start(config, folder)
+        outcome = run_eval(config, folder, new_run=new_run, on_progress=on_progress)
+        outcomes.append(outcome)
+        if on_done:
+            on_done(config, outcome)
+    return outcomes

@@ -1,0 +1,37 @@
+"""The run folder: what `vqakit eval` writes, and the one reader every other verb uses.
+
+config.yaml        everything needed to rerun (and what a resumed run must match)
+manifest.json      package versions, prompt hashes, benchmark hash, what the model was shown
+predictions.jsonl  one line per finished sample, appended, flushed and fsynced at once
+judgments.jsonl    second passes (judges), one line per sample and judge, appended likewise
+scores.jsonl       per-sample scores (rewritten from predictions and judgments)
+results.json       run-level metrics
+report.html        the same for people
+"""
+
+from vqakit.runs._folder import (
+    CONFIG,
+    JUDGMENTS,
+    MANIFEST,
+    PREDICTIONS,
+    REPORT,
+    RESULTS,
+    SCORES,
+    RunFolder,
+    RunFolderError,
+)
+from vqakit.runs._logs import JudgmentLog, PredictionLog
+
+__all__ = [
+    "CONFIG",
+    "JUDGMENTS",
+    "MANIFEST",
+    "PREDICTIONS",
+    "REPORT",
+    "RESULTS",
+    "SCORES",
+    "JudgmentLog",
+    "PredictionLog",
+    "RunFolder",
+    "RunFolderError",
+]

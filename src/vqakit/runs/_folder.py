@@ -1,0 +1,90 @@
+"""Reading a run folder: the one place that parses run files (report, compare, audit, rank and
+sweep all read runs through `RunFolder`)."""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vqakit.files import complete_lines
+from vqakit.schema import Prediction
+
+CONFIG = "config.yaml"
+MANIFEST = "manifest.json"
+PREDICTIONS = "predictions.jsonl"
+JUDGMENTS = "judgments.jsonl"
+SCORES = "scores.jsonl"
+RESULTS = "results.json"
+REPORT = "report.html"
+
+
+class RunFolderError(ValueError):
+    """A folder is not a run folder, or one of its files cannot be read."""
+
+
+class RunFolder:
+    """A run folder on disk, read lazily; nothing here writes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not (self.path / CONFIG).is_file():
+            raise RunFolderError(f"{self.path}: not a run folder (no {CONFIG})")
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    @cached_property
+    def config(self) -> dict[str, Any]:
+        """config.yaml as written (see `vqakit.runner.EvalConfig` for its fields)."""
+        try:
+            data = yaml.safe_load((self.path / CONFIG).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as error:
+            raise RunFolderError(f"{self.path / CONFIG}: cannot read ({error})") from None
+        if not isinstance(data, dict):
+            raise RunFolderError(f"{self.path / CONFIG}: expected a mapping of settings")
+        return data
+
+    def _json(self, name: str) -> dict[str, Any]:
+        path = self.path / name
+        if not path.is_file():
+            return {}
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise RunFolderError(f"{path}: not valid JSON ({error})") from None
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        return self._json(MANIFEST)
+
+    @property
+    def results(self) -> dict[str, Any]:
+        """results.json; empty when the run was never scored."""
+        return self._json(RESULTS)
+
+    def predictions(self) -> dict[str, Prediction]:
+        """Finished predictions by sample id (the first line of a sample counts)."""
+        found: dict[str, Prediction] = {}
+        for prediction in complete_lines(
+            self.path / PREDICTIONS, Prediction.model_validate_json, repair=False
+        ):
+            found.setdefault(prediction.sample_id, prediction)
+        return found
+
+    def judgments(self, name: str = JUDGMENTS) -> dict[str, dict[str, dict[str, Any]]]:
+        """{sample id: {judge kind: record}} from judgments.jsonl (or another judgments file)."""
+        grouped: dict[str, dict[str, dict[str, Any]]] = {}
+        for record in complete_lines(self.path / name, json.loads, repair=False):
+            grouped.setdefault(record["sample_id"], {}).setdefault(record["kind"], record)
+        return grouped
+
+    def scores(self) -> dict[str, dict[str, Any]]:
+        """scores.jsonl rows by sample id; empty when the run was never scored."""
+        return {row["sample_id"]: row for row in complete_lines(self.path / SCORES, json.loads, repair=False)}
+
+    def score_rows(self) -> list[dict[str, Any]]:
+        return list(self.scores().values())

@@ -1,0 +1,33 @@
+"""EgoFact: multi-hop multimodal RAG over egocentric clips and how-to passages
+(../shared/specs/egofact.md).
+
+Importing it registers: the retrieval methods `rag`, `rag+localize`, `rag+split` and
+`oracle-clip` (`rag`); the retrieval diagnostics, the question-family breakdown and the
+sufficiency judge (`diagnostics`); their report sections (`report`); the two-hop option-structure
+check of `validate` (`validation`); and its prompts. The builder (`vqakit build egofact`) is in
+`builder`.
+"""
+
+from pathlib import Path
+
+from vqakit.prompts import register_prompt_folder
+from vqakit.systems import System, register_system
+
+register_prompt_folder(Path(__file__).parent / "prompts")
+
+from vqakit.systems.egofact import diagnostics, rag, report, validation  # noqa: E402
+from vqakit.systems.egofact.protocol import PROTOCOL  # noqa: E402
+
+register_system(
+    System(
+        name="egofact",
+        title="EgoFact: multi-hop multimodal RAG over egocentric video and how-to passages",
+        reference="papers/egofact.txt",
+        protocol=PROTOCOL,
+        methods=("rag", "rag+localize", "rag+split", "oracle-clip"),
+        judges=("sufficiency",),
+        commands=("build egofact", "index"),
+    )
+)
+
+__all__ = ["PROTOCOL", "diagnostics", "rag", "report", "validation"]

@@ -1,0 +1,32 @@
+"""Minerva-Ego: hand-written 5-option MCQ with grounded reasoning traces (../shared/specs/minerva_ego.md).
+
+Importing it registers: the `hints` method (spatio-temporal hints: marks drawn around tracked or
+detected objects, frames chosen where they are; `hints`), the MiRA rubric judge of reasoning
+(`rubric`), object recall of the reference trace's objects (`recall`) and its report section
+(`report`), and its prompts. `importer` reads the Minerva-Ego / MINERVA release files
+(`vqakit import minerva`); `rank` ranks runs by reasoning under several judges (`vqakit rank`).
+"""
+
+from pathlib import Path
+
+from vqakit.prompts import register_prompt_folder
+from vqakit.systems import System, register_system
+
+register_prompt_folder(Path(__file__).parent / "prompts")
+
+from vqakit.systems.minerva_ego import hints, recall, report, rubric  # noqa: E402
+from vqakit.systems.minerva_ego.protocol import PROTOCOL  # noqa: E402
+
+register_system(
+    System(
+        name="minerva_ego",
+        title="Minerva-Ego: MCQ with grounded reasoning traces, rubric scoring, object recall and hints",
+        reference="papers/minerva_ego.txt",
+        protocol=PROTOCOL,
+        methods=("hints",),
+        judges=("rubric",),
+        commands=("import minerva", "hints", "rank"),
+    )
+)
+
+__all__ = ["PROTOCOL", "hints", "recall", "report", "rubric"]

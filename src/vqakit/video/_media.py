@@ -1,0 +1,24 @@
+"""The media checks `vqakit validate` runs (`schema.MediaChecker`), backed by PyAV and Pillow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+
+from vqakit.video._probe import probe
+from vqakit.video._subtitles import read_subtitles
+
+
+class VideoMediaChecker:
+    """Implements `schema.MediaChecker` with PyAV and Pillow."""
+
+    def video_duration(self, path: Path) -> float:
+        return probe(path).duration_s
+
+    def check_subtitles(self, path: Path) -> None:
+        read_subtitles(path)
+
+    def check_image(self, path: Path) -> None:
+        with Image.open(path) as image:
+            image.verify()

@@ -1,0 +1,70 @@
+"""Run folders written before judges were plug-ins and methods owned their options (vqakit 0.1:
+flat config fields such as `rubric_judge`, `top_clips`, `hints`; judgment records of kind
+`judge`) resume with the same command and re-score to the same results. The fixtures under
+tests/fixtures/legacy_runs were written by that version."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LEGACY = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_runs"
+
+COMMANDS = {
+    "direct": [
+        "--model", "replay:answers.jsonl", "--judge", "replay:judge.jsonl",
+        "--extractor", "replay:judge.jsonl", "--rubric-judge", "replay:rubric.jsonl",
+    ],
+    "rag": [
+        "--method", "rag", "--model", "replay:rag.jsonl", "--sufficiency-judge", "replay:suff.jsonl",
+        "--index", "idx",
+    ],
+    "hints": ["--method", "hints", "--model", "replay:answers.jsonl", "--hints", "box+classes+temporal"],
+}  # fmt: skip
+
+
+def _same(a, b) -> bool:
+    """JSON equality with NaN equal to NaN (intervals of empty groups)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
+@pytest.fixture
+def legacy(tmp_path: Path) -> Path:
+    shutil.copytree(LEGACY, tmp_path / "legacy")
+    return tmp_path / "legacy"
+
+
+@pytest.mark.parametrize("run", sorted(COMMANDS))
+def test_an_old_run_folder_resumes_and_rescores_the_same(legacy: Path, run: str):
+    folder = legacy / "runs" / run
+    before = json.loads((folder / "results.json").read_text())
+    before_scores = (folder / "scores.jsonl").read_text().splitlines()
+    judgments = (folder / "judgments.jsonl").read_text() if (folder / "judgments.jsonl").exists() else ""
+    result = subprocess.run(
+        [sys.executable, "-m", "vqakit", "eval", "sample", *COMMANDS[run], "--out", f"runs/{run}"],
+        capture_output=True,
+        text=True,
+        cwd=legacy,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "(46 resumed, 0 run)" in result.stdout
+    after = json.loads((folder / "results.json").read_text())
+    assert _same(after, before)
+    after_scores = (folder / "scores.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in after_scores] == [json.loads(line) for line in before_scores]
+    if judgments:  # nothing was judged again: the old records (kind "judge" included) still count
+        assert (folder / "judgments.jsonl").read_text() == judgments
+    assert "Accuracy" in (folder / "report.html").read_text()
