@@ -44,9 +44,7 @@ def _judge_sections(results: dict[str, Any]) -> list[Section]:
             ]
             for key, value in summary.items()
         ]
-        found.append(
-            Section(judge.title or name, Table([judge.summary_label, "n", "mean", "95% CI"], rows))
-        )
+        found.append(Section(judge.title or name, Table([judge.summary_label, "n", "mean", "95% CI"], rows)))
     return found
 
 
