@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import median_time
 
 from vqakit.retrieval import Row, best_window, window_frames
 from vqakit.retrieval._index import open_table
@@ -34,15 +35,6 @@ def clustered(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     centres = unit(rng.normal(size=(max(1, rows // 100), dim)))
     picks = rng.integers(0, len(centres), size=rows)
     return unit(centres[picks] + 0.3 * rng.normal(size=(rows, dim)) / np.sqrt(dim) * 4)
-
-
-def median_time(run, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def search_table(args: argparse.Namespace, store: str) -> None:

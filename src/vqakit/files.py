@@ -49,6 +49,16 @@ def append_synced(handle: IO[str], line: str) -> None:
     os.fsync(handle.fileno())
 
 
+def _file_mode() -> int:
+    """The mode a new file gets from the process's umask (temporary files are created 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+_MODE = _file_mode()
+
+
 def write_atomic(path: str | Path, write: Callable[[IO[bytes]], Any]) -> Path:
     """Replace `path` with what `write(handle)` writes, in one rename. The temporary file has a
     name of its own, so two processes writing the same file never mix their bytes."""
@@ -56,6 +66,7 @@ def write_atomic(path: str | Path, write: Callable[[IO[bytes]], Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(handle, _MODE)
         with os.fdopen(handle, "wb") as out:
             write(out)
             out.flush()

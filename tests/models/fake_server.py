@@ -1,6 +1,11 @@
 """A loopback OpenAI-compatible server for tests: it answers each request with the next scripted
-behaviour (ok, 429, 500, slow, drop, malformed, refuse, empty) and records what it received.
-It is a test double at the HTTP boundary; nothing here is a model."""
+behaviour and records what it received. It is a test double at the HTTP boundary; nothing here
+is a model. It also speaks Anthropic's and Gemini's wire formats, by request path.
+
+Behaviours: `ok[:text]`, `429[:retry-after]`, `500`, `503`, `400`, `401`, `slow:<s>`, `drop`,
+`malformed`, `refuse`, `empty`, `think[:text]` (a reply with thinking text and reasoning-token
+usage), `length[:text]` (cut at the token limit), `echo-key[:status]` (an error whose body
+repeats the credentials the request carried, as some proxies do)."""
 
 from __future__ import annotations
 
@@ -11,47 +16,79 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+THOUGHT = "Let me look at the frames first."
 
-def chat_reply(text: str | None, finish: str = "stop", refusal: str | None = None) -> dict[str, Any]:
+
+def chat_reply(
+    text: str | None, finish: str = "stop", refusal: str | None = None, reasoning: str | None = None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if refusal:
         message["refusal"] = refusal
+    usage: dict[str, Any] = {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+        usage.update(completion_tokens=8, total_tokens=19, completion_tokens_details={"reasoning_tokens": 5})
     return {
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "created": 0,
         "model": "fake",
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+        "usage": usage,
     }
 
 
-def reply_for(path: str, text: str, refused: bool) -> dict[str, Any]:
-    """A successful reply in the protocol of the requested path (OpenAI, Anthropic or Gemini)."""
+def _anthropic_reply(text: str, kind: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [] if kind == "refuse" else [{"type": "text", "text": text}]
+    usage: dict[str, Any] = {"input_tokens": 11, "output_tokens": 3}
+    if kind == "think":
+        content.insert(0, {"type": "thinking", "thinking": THOUGHT, "signature": "sig"})
+        usage = {"input_tokens": 11, "output_tokens": 8, "output_tokens_details": {"thinking_tokens": 5}}
+    stop = {"refuse": "refusal", "length": "max_tokens"}.get(kind, "end_turn")
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "fake",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def _gemini_reply(text: str, kind: str) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [] if kind == "refuse" else [{"text": text}]
+    usage = {"promptTokenCount": 11, "candidatesTokenCount": 3}
+    if kind == "think":
+        parts.insert(0, {"text": THOUGHT, "thought": True})
+        usage["thoughtsTokenCount"] = 5
+    finish = {"refuse": "SAFETY", "length": "MAX_TOKENS"}.get(kind, "STOP")
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": finish}],
+        "usageMetadata": usage,
+    }
+
+
+def reply_for(path: str, text: str, kind: str = "ok") -> dict[str, Any]:
+    """A reply in the protocol of the requested path (OpenAI, Anthropic or Gemini); `kind` is
+    ok, refuse, think or length."""
     if path.endswith("/messages"):
-        return {
-            "id": "msg_test",
-            "type": "message",
-            "role": "assistant",
-            "model": "fake",
-            "content": [] if refused else [{"type": "text", "text": text}],
-            "stop_reason": "refusal" if refused else "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 11, "output_tokens": 3},
-        }
+        return _anthropic_reply(text, kind)
     if ":generateContent" in path:
-        return {
-            "candidates": [
-                {
-                    "content": {"role": "model", "parts": [] if refused else [{"text": text}]},
-                    "finishReason": "SAFETY" if refused else "STOP",
-                }
-            ],
-            "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 3},
-        }
-    if refused:
+        return _gemini_reply(text, kind)
+    if kind == "refuse":
         return chat_reply(None, "stop", refusal="I can't help with that.")
-    return chat_reply(text)
+    return chat_reply(
+        text, "length" if kind == "length" else "stop", reasoning=THOUGHT if kind == "think" else None
+    )
+
+
+def credentials(headers: dict[str, str], path: str) -> str:
+    """Everything in a request that could carry a key, as one text."""
+    names = ("authorization", "x-api-key", "x-goog-api-key")
+    return " ".join([*(f"{name}: {value}" for name, value in headers.items() if name.lower() in names), path])
 
 
 class FakeServer:
@@ -87,10 +124,13 @@ class FakeServer:
                 if kind in ("429", "500", "503", "400", "401"):
                     headers = {"Retry-After": arg} if arg else {}
                     return self._send(int(kind), {"error": {"message": f"scripted {kind}"}}, headers)
+                if kind == "echo-key":
+                    echoed = f"invalid credentials: {credentials(dict(self.headers), self.path)}"
+                    return self._send(int(arg or 401), {"error": {"message": echoed}})
                 if kind == "malformed":
                     return self._send_raw(200, b'{"choices": [ {"message": ')
                 reply = "" if kind in ("refuse", "empty") else (arg or f"reply {len(server.requests)}")
-                return self._send(200, reply_for(self.path, reply, refused=kind == "refuse"))
+                return self._send(200, reply_for(self.path, reply, kind))
 
             def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 self._send_raw(status, json.dumps(payload).encode(), headers)
@@ -106,7 +146,7 @@ class FakeServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def root(self) -> str:

@@ -48,6 +48,37 @@ def test_key_depends_on_what_changes_the_reply():
     assert base != cache_key("openai:a", {"temperature": 0}, [Message.of("system", "q")])
 
 
+def test_settings_are_part_of_the_key(tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeServer() as server:
+        url = f"openai-compatible:{server.url}#fake"
+        plain = Model(url, cache=cache)
+        asked = [
+            plain.complete_sync([Message.user("q")]),
+            plain.complete_sync([Message.user("q")], reasoning_effort="low", temperature=0),
+            plain.complete_sync([Message.user("q")], reasoning_effort="high", temperature=0),
+            plain.complete_sync([Message.user("q")], system="Answer with a letter."),
+            Model(f"{url}?system=Answer%20in%20French.", cache=cache).complete_sync([Message.user("q")]),
+            plain.complete_sync([Message.user("q")], max_tokens=20),
+        ]
+        assert not any(c.cached for c in asked) and len(server.requests) == len(asked)
+        # the same settings, given in the spec or per call, are the same request
+        again = Model(f"{url}?max_tokens=20", cache=cache).complete_sync([Message.user("q")])
+        effort = plain.complete_sync([Message.user("q")], reasoning_effort="high", temperature=0)
+    assert again.cached and again.text == asked[-1].text
+    assert effort.cached and effort.text == asked[2].text
+    assert len(server.requests) == len(asked)
+    assert cache.stats()["entries"] == len(asked)
+
+
+def test_key_function_separates_effort_and_system():
+    message = [Message.user("q")]
+    low = cache_key("openai:a", {"temperature": 0, "reasoning_effort": "low"}, message)
+    high = cache_key("openai:a", {"temperature": 0, "reasoning_effort": "high"}, message)
+    system = cache_key("openai:a", {"temperature": 0, "reasoning_effort": "low", "system": "x"}, message)
+    assert len({low, high, system}) == 3
+
+
 def _writer(path: str, worker: int, count: int) -> None:
     cache = ResponseCache(path)
     for i in range(count):

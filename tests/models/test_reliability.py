@@ -29,7 +29,8 @@ def test_single_request_ok():
         completion = ask(model(server))
     assert completion.ok and completion.text == "reply 1"
     assert completion.usage.input_tokens == 11 and completion.attempts == 1
-    assert server.requests[0]["body"]["temperature"] == 0.0
+    body = server.requests[0]["body"]
+    assert body["temperature"] == 0.0 and "max_tokens" not in body  # no cap unless one is set
 
 
 @pytest.mark.parametrize(
@@ -72,14 +73,34 @@ def test_total_time_limit_stops_retries():
     assert completion.error.type == "rate_limit" and time.monotonic() - start < 1.0
 
 
+def test_an_empty_reply_is_asked_again_with_backoff():
+    with FakeServer() as server:
+        server.script.extend(["empty", "empty", "ok:B"])
+        completion = ask(model(server))
+    assert completion.ok and completion.text == "B" and completion.attempts == 3
+
+
+def test_empty_replies_spend_the_attempt_budget_then_fail_as_empty():
+    with FakeServer(default="empty") as server:
+        completion = ask(model(server))
+    assert completion.error.type == "empty" and "after 4 attempt(s)" in completion.error.message
+    assert len(server.requests) == 4 and completion.attempts == 4
+
+
+def test_a_refusal_is_not_asked_again():
+    with FakeServer(default="refuse") as server:
+        completion = ask(model(server))
+    assert completion.error.type == "refused" and len(server.requests) == 1
+
+
 def test_refusal_and_empty_go_to_fallback():
     with FakeServer(default="refuse") as primary, FakeServer(default="ok:from fallback") as backup:
         completion = ask(model(primary, fallback=model(backup)))
         assert completion.ok and completion.text == "from fallback"
         primary.default = "empty"
         assert ask(model(primary, fallback=model(backup))).text == "from fallback"
-        refused = ask(model(primary))
-    assert refused.error.type == "empty"
+        empty = ask(model(primary))
+    assert empty.error.type == "empty" and empty.attempts == FAST.max_attempts
 
 
 def test_images_and_frames_become_data_urls_with_time_labels():

@@ -68,22 +68,24 @@ def server(tmp_path_factory):
 
 
 def test_single_request_and_images(server):
-    model = Model(server, params={"max_tokens": 5})
+    model = Model(f"{server}?max_tokens=5&thinking=false")
     try:
         text = model.complete_sync([Message.user("hello")])
-        assert text.ok and text.usage.output_tokens > 0, text.error
+        # random weights: most replies run to the 5-token limit (kept, marked truncated)
+        assert text.ok or text.error.type == "truncated", text.error
+        assert text.text is not None and text.usage.output_tokens > 0
         rng = np.random.default_rng(0)
         frames = Frames(
             tuple(rng.integers(0, 255, (56, 72, 3), dtype=np.uint8) for _ in range(2)), (0.0, 1.0)
         )
         image = model.complete_sync([Message.user(Image(np.zeros((60, 80, 3), np.uint8)), frames, "what?")])
-        assert image.ok, image.error
+        assert image.ok or image.error.type == "truncated", image.error
     finally:
         model.close()
 
 
 def test_sixteen_concurrent_requests(server):
-    model = Model(server, params={"max_tokens": 4}, concurrency=16)
+    model = Model(server, settings={"max_tokens": 4}, concurrency=16)
 
     async def run():
         try:
@@ -92,4 +94,5 @@ def test_sixteen_concurrent_requests(server):
             await model.aclose()
 
     completions = asyncio.run(run())
-    assert all(c.ok for c in completions), [c.error for c in completions if not c.ok]
+    failed = [c.error for c in completions if not (c.ok or c.error.type == "truncated")]
+    assert not failed and all(c.text is not None for c in completions), failed

@@ -40,6 +40,11 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def _without_interval(summary):
+    """A summary without the name of its interval's method (a key added since)."""
+    return {k: v for k, v in summary.items() if k != "interval"} if isinstance(summary, dict) else summary
+
+
 @pytest.fixture
 def legacy(tmp_path: Path) -> Path:
     shutil.copytree(LEGACY, tmp_path / "legacy")
@@ -62,9 +67,20 @@ def test_an_old_run_folder_resumes_and_rescores_the_same(legacy: Path, run: str)
     assert result.returncode == 0, result.stderr
     assert "(46 resumed, 0 run)" in result.stdout
     after = json.loads((folder / "results.json").read_text())
-    assert _same(after, before)
+    # every result the old version wrote is there with the same numbers; only small groups'
+    # intervals changed (Wilson's, where a bootstrap of a few samples degenerated)
+    for key, value in before.items():
+        if key != "groups":
+            assert _same(_without_interval(after[key]), value), key
+    assert after["groups"].keys() == before["groups"].keys()
+    for group, buckets in before["groups"].items():
+        for name, summary in buckets.items():
+            kept = after["groups"][group][name]
+            assert (kept["n"], kept["accuracy"]) == (summary["n"], summary["accuracy"]), (group, name)
+            if summary["n"] >= 30:
+                assert _same(kept["ci95"], summary["ci95"])
     after_scores = (folder / "scores.jsonl").read_text().splitlines()
     assert [json.loads(line) for line in after_scores] == [json.loads(line) for line in before_scores]
     if judgments:  # nothing was judged again: the old records (kind "judge" included) still count
         assert (folder / "judgments.jsonl").read_text() == judgments
-    assert "Accuracy" in (folder / "report.html").read_text()
+    assert after["errors"]["n"] == 0 and "Accuracy" in (folder / "report.html").read_text()

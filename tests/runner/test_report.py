@@ -38,9 +38,17 @@ def run_folder(tmp_path_factory):
 
 def test_report_is_self_contained_and_complete(run_folder):
     page = (run_folder / "report.html").read_text()
-    assert not re.search(r"""(src|href)=["'](https?:|/|\.\.)""", page)  # nothing outside the file
-    assert page.count('class="sample ') == 46
-    assert page.count("data:image/jpeg;base64,") == 36 * 4 + 10 * 4  # 4 sent frames per sample
+    assert not re.search(r"""(src|href)=["'](https?:|/|\.\.)""", page)  # nothing outside the run folder
+    assert set(re.findall(r'href="([^"#]+)', page)) == {"samples/page-001.html"}
+    assert page.count('<tr class="sample ') == 46
+    cards = (run_folder / "samples/page-001.html").read_text()
+    assert cards.count('class="sample ') == 46 and 'href="../report.html"' in cards
+    strips = re.findall(r'<img src="\.\./(frames/[^"]+\.jpg)" loading="lazy"', cards)
+    assert len(strips) == 46  # the frames each sample was sent, kept once as a file
+    first = Image.open(run_folder / strips[0])
+    frame = load_benchmark("sample").samples[0]
+    assert first.height == 112 and first.width > 3 * first.height  # 4 frames side by side
+    assert frame.question in cards and cards.count("prompt sent") == 46
     for words in (
         "By category",
         "By skills",
@@ -50,7 +58,7 @@ def test_report_is_self_contained_and_complete(run_folder):
         "abstained",
     ):
         assert words in page
-    assert "How is the camera placed in this video?" in page
+    assert "How is the camera placed in this video?" in cards
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium is not installed")

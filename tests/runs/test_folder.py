@@ -52,9 +52,9 @@ def test_not_a_run_folder(tmp_path):
 def test_judgments_group_by_sample_and_kind(tmp_path):
     (tmp_path / "config.yaml").write_text("bench: sample\n")
     records = [
-        {"sample_id": "a", "kind": "open", "raw": "yes"},
-        {"sample_id": "a", "kind": "rubric", "raw": "[...]"},
-        {"sample_id": "a", "kind": "open", "raw": "a later duplicate"},
+        {"sample_id": "a", "kind": "open", "raw": None, "error": "server: scripted 500"},
+        {"sample_id": "a", "kind": "rubric", "raw": "[...]", "error": None},
+        {"sample_id": "a", "kind": "open", "raw": "yes", "error": None},  # the retry supersedes the error
     ]
     (tmp_path / "judgments.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     grouped = RunFolder(tmp_path).judgments()

@@ -62,6 +62,13 @@ def broken(tmp_path: Path, index_clip: Path) -> Path:
         ),  # 15 beyond
         json.dumps(good("gold", gold_passages=["nowhere"])),  # 16 unknown passage id
         "[1, 2]",  # 17 not an object
+        json.dumps(good("27", choices=[chr(65 + i) for i in range(27)])),  # 18 more than A..Z
+        json.dumps(good("nine", choices=[chr(65 + i) for i in range(9)], answer=8)),  # 19 fine
+        json.dumps(good("bool", answer=True)),  # 20 a boolean is not an index
+        json.dumps(good("missing-again", videos=[{"path": "media/gone.mp4"}])),  # 21 named again
+        json.dumps(good("subs-escape", subtitles="../outside.srt")),  # 22
+        '{"id": "nul", "question": "\x00"}',  # 23 a NUL byte
+        '{"id": "deep", "metadata": ' + "[" * 5000 + "]" * 5000 + "}",  # 24
     ]
     (tmp_path / "samples.jsonl").write_text("\n".join(lines) + "\n")
     return tmp_path
@@ -85,6 +92,12 @@ EXPECTED = [
     ("samples.jsonl", 15, "objects.0.points.0.time_s", "beyond the video's duration"),
     ("samples.jsonl", 16, "gold_passages", "not in corpus/passages.jsonl"),
     ("samples.jsonl", 17, "-", "must be a JSON object"),
+    ("samples.jsonl", 18, "choices", "at most 26 choices"),
+    ("samples.jsonl", 20, "answer", "true is not an answer"),
+    ("samples.jsonl", 21, "videos.0.path", "missing media file"),
+    ("samples.jsonl", 22, "subtitles", "escapes the benchmark folder"),
+    ("samples.jsonl", 23, "-", "malformed JSON (Invalid control character at column"),
+    ("samples.jsonl", 24, "-", "JSON nested deeper than 100 levels"),
 ]
 
 

@@ -1,14 +1,23 @@
-"""Answer extraction: a table of reply styles seen from real models, each with why it is expected."""
+"""Answer extraction: a table of reply styles seen from real models, each with why it is expected.
+
+The large table lives in `extraction_cases.yaml` (reply, option count, expected label, deciding
+rule); the cases below are the older in-line table and checks of the API and the CLI.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
-from vqakit.scoring import extract_choice
+from vqakit.cli import main
+from vqakit.scoring import LETTERS, extract_choice, format_options
 
 FIVE = ["the knife", "the red pepper", "a wooden spoon", "the kettle", "nothing"]
 SIX = [
@@ -218,7 +227,141 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         extract_choice("A", 1)
     with pytest.raises(ValueError):
+        extract_choice("A", 27)
+    with pytest.raises(ValueError):
         extract_choice("A", 5, choices=["x", "y"])
+    with pytest.raises(ValueError, match="letters"):
+        extract_choice("A", 3, letters="AB")
+    with pytest.raises(ValueError, match="letters"):
+        extract_choice("A", 2, letters="AA")
+    with pytest.raises(ValueError, match="letters"):
+        extract_choice("A", 2, letters="A1")
+
+
+# --- the case table: tests/scoring/extraction_cases.yaml ---
+
+TABLE: list[dict] = yaml.safe_load(Path(__file__).with_name("extraction_cases.yaml").read_text("utf-8"))
+RULES = {"tagged", "bare", "last_line", "leading", "option_text", "single_mention", "abstain"}
+KEYS = {"reply", "n", "expected", "rule", "note", "choices", "numbered", "letters", "lang"}
+
+
+@pytest.mark.parametrize("case", TABLE, ids=[f"{i}-{case['reply'][:30]!r}" for i, case in enumerate(TABLE)])
+def test_case_table(case):
+    result = extract_choice(
+        case["reply"],
+        case["n"],
+        choices=case.get("choices"),
+        numbered=case.get("numbered", False),
+        letters=case.get("letters"),
+    )
+    assert (result.letter, result.rule) == (case["expected"], case["rule"]), (
+        f"{case.get('note')}: got {result.letter} by {result.rule} ({result.reason})"
+    )
+
+
+def test_case_table_is_well_formed():
+    for case in TABLE:
+        assert set(case) <= KEYS and {"reply", "n", "expected", "rule"} <= set(case), case
+        assert case["rule"] in RULES and (case["expected"] is None) == (case["rule"] == "abstain"), case
+        assert case.get("choices") is None or len(case["choices"]) == case["n"], case
+        assert case.get("letters") is None or len(case["letters"]) == case["n"], case
+    replies = Counter((case["reply"], case["n"], case.get("numbered"), case.get("letters")) for case in TABLE)
+    assert [reply for reply, count in replies.items() if count > 1] == []
+
+
+def test_case_table_covers_the_rules_languages_and_option_counts():
+    assert len(TABLE) >= 300
+    rules = Counter(case["rule"] for case in TABLE)
+    assert set(rules) == RULES and min(rules.values()) >= 10
+    assert rules["abstain"] >= 80
+    languages = Counter(case.get("lang", "en") for case in TABLE)
+    assert set(languages) == {"en", "zh", "ja", "ko"} and min(languages.values()) >= 20
+    assert {case["n"] for case in TABLE} == set(range(2, 27))
+    assert sum(1 for case in TABLE if case.get("numbered")) >= 20
+    assert sum(1 for case in TABLE if case.get("letters")) >= 10
+    assert sum(1 for case in TABLE if case.get("choices")) >= 20
+    assert sum(1 for case in TABLE if "negat" in case.get("note", "")) >= 10
+
+
+# --- policies, by example ---
+
+
+def test_the_last_explicit_final_answer_wins():
+    reply = "I first thought B; on a second look the answer is C."
+    assert extract_choice(reply, 4).letter == "C"
+    assert extract_choice("Answer: A\nAnswer: D", 4).letter == "D"
+
+
+def test_an_invalid_final_answer_abstains_instead_of_falling_back():
+    for reply in ["(B) fits. Answer: F", "(B) fits. <answer></answer>", "(B) fits. \\boxed{}"]:
+        result = extract_choice(reply, 4)
+        assert result.choice is None and result.rule == "abstain" and "valid option" in result.reason
+
+
+def test_an_echo_of_the_options_is_no_answer():
+    echo = format_options(["red", "blue", "green"])
+    assert extract_choice(echo, 3).reason == "the reply only repeats the option list"
+    assert extract_choice(echo + "\nI am not sure.", 3).reason.startswith("the reply repeats the option list")
+    assert extract_choice(echo + "\nAnswer: B", 3).letter == "B"
+
+
+def test_sparse_letters_index_into_the_labels():
+    result = extract_choice("Answer: X", 4, letters="acxz")
+    assert (result.choice, result.letter) == (2, "X")
+    assert extract_choice("Answer: B", 4, letters="ACXZ").choice is None
+
+
+def test_twenty_six_options():
+    assert LETTERS == "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    choices = [f"object {i}" for i in range(26)]
+    for index, letter in enumerate(LETTERS):
+        assert extract_choice(f"The answer is ({letter}).", 26).choice == index
+        assert extract_choice(f"({index + 1})", 26, numbered=True).choice == index
+    assert format_options(choices).splitlines()[-1] == "Z. object 25"
+    assert format_options(["x", "y"], letters="QZ") == "Q. x\nZ. y"
+    with pytest.raises(ValueError):
+        format_options([*choices, "one too many"])
+
+
+# --- the CLI ---
+
+
+def _cli(args: list[str], lines: list[dict]):
+    stdin = "".join(json.dumps(line) + "\n" for line in lines)
+    return CliRunner().invoke(main, ["extract", *args], input=stdin)
+
+
+def test_cli_letters_and_numbered():
+    lines = [{"response": "Answer: X"}, {"response": "B"}, {"response": "(Z) fits best"}]
+    result = _cli(["--letters", "ACXZ"], lines)
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line) for line in result.output.splitlines()] == [
+        {"choice": "X"},
+        {"choice": None},
+        {"choice": "Z"},
+    ]
+    result = _cli(["--choices", "26", "--numbered"], [{"response": "(12)"}, {"response": "答案是Z"}])
+    assert [json.loads(line) for line in result.output.splitlines()] == [{"choice": "L"}, {"choice": "Z"}]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--choices", "4", "--letters", "ABCD"],
+        ["--choices", "27"],
+        ["--choices", "1"],
+        ["--letters", "AA"],
+    ],
+)
+def test_cli_needs_one_valid_option_set(args):
+    result = _cli(args, [{"response": "A"}])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_cli_names_a_bad_choices_list():
+    result = _cli(["--choices", "3"], [{"response": "A", "choices": ["x", "y"]}])
+    assert result.exit_code == 1 and "line 1" in result.output
 
 
 def test_cli_reads_and_writes_jsonl():

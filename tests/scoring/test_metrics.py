@@ -45,7 +45,10 @@ def test_scores_and_groups():
         "unscored (open-ended needs a judge)",
     ]
     results = summarise(samples, rows)
-    assert results["overall"]["n"] == 3 and results["overall"]["accuracy"] == pytest.approx(1 / 3)
+    # the failed sample is an error, never a score: accuracy is over the two scored MCQs
+    assert results["overall"]["n"] == 2 and results["overall"]["accuracy"] == pytest.approx(1 / 2)
+    assert results["mcq"]["n"] == 2 and results["open_ended"]["n"] == 0
+    assert results["errors"] == {"n": 1, "by_kind": {"timeout": 1}, "counted_as_wrong": False}
     assert results["counts"] == {
         "answered": 1,
         "abstained": 1,
@@ -59,10 +62,14 @@ def test_scores_and_groups():
         results["groups"]["skills"]["count"]["n"] == 2
         and results["groups"]["skills"]["ocr"]["accuracy"] == 1.0
     )
-    assert results["groups"]["hop_grounding"] == {
-        "2-hop local": {"n": 1, "accuracy": 0.0, "ci95": [0.0, 0.0]}
-    }
-    assert results["letters"] == {"chosen": {"A": 1}, "gold": {"A": 1, "B": 1, "C": 1}}
+    assert "hop_grounding" not in results["groups"]  # its one sample failed
+    assert results["letters"] == {"chosen": {"A": 1}, "gold": {"A": 1, "B": 1}}
+    strict_rows = [score_sample(s, predictions[s.id], errors_as_wrong=True) for s in samples]
+    strict = summarise(samples, strict_rows)
+    assert strict["overall"]["n"] == 3 and strict["overall"]["accuracy"] == pytest.approx(1 / 3)
+    assert strict["errors"]["counted_as_wrong"] is True
+    assert strict["groups"]["hop_grounding"]["2-hop local"]["accuracy"] == 0.0
+    assert strict["groups"]["hop_grounding"]["2-hop local"]["interval"] == "wilson"
 
 
 def test_small_groups_are_left_out():

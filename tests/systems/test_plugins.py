@@ -88,7 +88,8 @@ def test_judge_metric_and_group_reach_results_and_scores(run: Path):
 def test_report_shows_the_judge_the_section_and_the_detail(run: Path):
     page = (run / "report.html").read_text()
     assert "Politeness (0-1)" in page and "Toy words per reply" in page
-    assert "toy detail of q3" in page and "Politeness (0-1) judge said: no" in page
+    cards = (run / "samples/page-001.html").read_text()
+    assert "toy detail of q3" in cards and "Politeness (0-1) judge said: no" in cards
 
 
 def test_resuming_makes_no_new_judgments(run: Path, bench: Path):

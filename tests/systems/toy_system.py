@@ -52,7 +52,7 @@ class Politeness(Judge):
     async def grade(
         self, model: Any, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]
     ) -> dict[str, Any]:
-        raw, error = await judge_reply(model, f"Is this polite? {prediction.reply}", f"{sample.id}:polite", 4)
+        raw, error = await judge_reply(model, f"Is this polite? {prediction.reply}", f"{sample.id}:polite")
         return {"raw": raw, "polite": None if error else raw.strip().lower() == "yes", "error": error}
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from vqakit.schema import Uniform
-from vqakit.video import VideoError, probe, sample_frames
+from vqakit.video import VideoError, VideoMediaChecker, probe, sample_frames
 
 
 def _raises_naming(path, call):
@@ -50,6 +51,98 @@ def test_truncated_file(index_clip, tmp_path):
     path.write_bytes(data[: len(data) // 2])
     message = _raises_naming(path, lambda p: sample_frames(p, Uniform(8)))
     assert "truncated" in message or "cannot open" in message
+
+
+def _remux(source, target, **options):
+    """Copy the packets of `source` into `target` (container from the suffix) without re-encoding."""
+    with av.open(str(source)) as reader, av.open(str(target), "w", options=options) as writer:
+        stream = writer.add_stream_from_template(reader.streams.video[0])
+        for packet in reader.demux(reader.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = stream
+                writer.mux(packet)
+    return target
+
+
+@pytest.fixture(scope="module")
+def whole_files(index_clip, tmp_path_factory):
+    """The 20 s index clip as MP4 with its index (moov) at the end, at the front, and as MKV."""
+    folder = tmp_path_factory.mktemp("whole")
+    return {
+        "moov-end.mp4": index_clip,
+        "moov-front.mp4": _remux(index_clip, folder / "front.mp4", movflags="faststart"),
+        "clip.mkv": _remux(index_clip, folder / "clip.mkv"),
+    }
+
+
+def _cut(path, target, fraction):
+    data = path.read_bytes()
+    target.write_bytes(data[: int(len(data) * fraction)])
+    return target
+
+
+@pytest.mark.parametrize("name", ["moov-end.mp4", "moov-front.mp4", "clip.mkv"])
+@pytest.mark.parametrize("fraction", [0.6, 0.95])
+def test_truncated_files_are_caught_by_the_end_check(whole_files, tmp_path, name, fraction):
+    """The first 60% of a file whose header (MP4 moov at the front, MKV) still describes the
+    whole video: the header probe and the first frame succeed, the end check does not."""
+    path = _cut(whole_files[name], tmp_path / name, fraction)
+    if name != "moov-end.mp4":
+        assert probe(path).duration_s == 20.0  # the header alone does not tell
+    message = _raises_naming(path, lambda p: probe(p, check_end=True))
+    assert "truncated" in message or "cannot open" in message  # moov at the end: nothing to open
+    with pytest.raises(VideoError):
+        VideoMediaChecker().video_duration(path)
+
+
+@pytest.mark.parametrize("name", ["moov-end.mp4", "moov-front.mp4", "clip.mkv"])
+def test_whole_files_pass_the_end_check(whole_files, name):
+    assert VideoMediaChecker().video_duration(whole_files[name]) == 20.0
+
+
+def test_end_check_names_a_missing_last_packet(whole_files, tmp_path):
+    """Cut inside the last packet: only the packet's partial read shows it."""
+    data = whole_files["moov-front.mp4"].read_bytes()
+    path = tmp_path / "last.mp4"
+    path.write_bytes(data[:-20])
+    assert "truncated" in _raises_naming(path, lambda p: probe(p, check_end=True))
+
+
+def test_validate_names_truncated_videos_on_every_line(whole_files, tmp_path):
+    media = tmp_path / "media"
+    media.mkdir()
+    for name, path in whole_files.items():
+        _cut(path, media / f"cut-{name}", 0.6)
+    (tmp_path / "benchmark.yaml").write_text(
+        "name: cut\nversion: '1'\nlicense: CC0-1.0\ndescription: cut files\n"
+    )
+    lines = [
+        {"id": f"{name}-{copy}", "videos": [{"path": f"media/cut-{name}"}], "question": "?", "answer": "x"}
+        for name in whole_files
+        for copy in (1, 2)
+    ]
+    (tmp_path / "samples.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = subprocess.run(
+        [sys.executable, "-m", "vqakit", "validate", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    found = result.stdout.splitlines()
+    assert [line.split(": ", 2)[:2] for line in found] == [
+        [f"samples.jsonl:{number}", "videos.0.path"] for number in range(1, 7)
+    ], result.stdout
+    assert all("unreadable video:" in line for line in found)
+    assert sum(": truncated: the header declares" in line for line in found) == 4
+    assert sum(": cannot open as a video" in line for line in found) == 2  # moov at the end
+
+
+def test_error_message_is_one_line_whatever_the_path(tmp_path):
+    path = tmp_path / "two\nlines.mp4"
+    message = str(VideoError(path, "bad\r\ndata"))
+    assert "\n" not in message and "\r" not in message
+    assert message.endswith("two\\nlines.mp4: bad\\r\\ndata")
 
 
 def test_audio_only_file_has_no_video(tmp_path):

@@ -18,10 +18,15 @@ def check_benchmark(
 
 
 def load_benchmark(name_or_path: str | Path, *, media: bool = False) -> Benchmark:
-    """Load a benchmark by name or folder; raises `BenchmarkError` listing its problems."""
+    """Load a benchmark by name or folder; raises `BenchmarkError` listing its problems. Without
+    `media` no file is opened and a missing media file is no problem: running the benchmark, only
+    the samples that need it fail (`vqakit validate` names them all)."""
     from vqakit.video import VideoMediaChecker
 
-    return load_folder(resolve_benchmark(name_or_path), VideoMediaChecker() if media else None)
+    root = resolve_benchmark(name_or_path)
+    if media:
+        return load_folder(root, VideoMediaChecker())
+    return load_folder(root, missing_media_ok=True)
 
 
 __all__ = ["BUILT_IN_NAMES", "check_benchmark", "load_benchmark", "resolve_benchmark", "resolve_media"]

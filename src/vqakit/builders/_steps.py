@@ -3,6 +3,7 @@ answered from the journal instead of the model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel
@@ -21,8 +22,20 @@ class StepResult(NamedTuple, Generic[Schema]):
 
 
 class ModelSteps:
-    def __init__(self, journal: BuildJournal) -> None:
+    """`ask` answers each step from the journal or the model; `on_step(done, failed)` follows
+    how many steps are done (reused ones included) and how many failed."""
+
+    def __init__(self, journal: BuildJournal, on_step: Callable[[int, int], None] | None = None) -> None:
         self.journal = journal
+        self.on_step = on_step
+        self.done = 0
+        self.failed = 0
+
+    def _count(self, ok: bool) -> None:
+        self.done += ok
+        self.failed += not ok
+        if self.on_step is not None:
+            self.on_step(self.done, self.failed)
 
     @property
     def reused(self) -> int:
@@ -44,11 +57,13 @@ class ModelSteps:
         key = self.journal.key(step, item, request)
         known = self.journal.get(key)
         if known is not None:
+            self._count(True)
             return StepResult(schema.model_validate(known), None)
         parts = [Image(image), prompt] if image is not None else [prompt]
         found, completion = await complete_structured(
             model, [Message.user(*parts)], schema, sample_id=f"{step}:{item}"
         )
+        self._count(found is not None)
         if found is None:
             error = completion.error
             return StepResult(

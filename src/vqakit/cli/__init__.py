@@ -31,6 +31,8 @@ VERBS = (
     ("build egofact", "build_egofact:egofact"),
     ("eval", "evaluate:evaluate"),
     ("compare", "compare:compare"),
+    ("runs", "runs:runs"),
+    ("export", "runs:export"),
     ("sweep", "sweep:sweep"),
     ("import minerva", "import_minerva:minerva"),
     ("hints", "hints:hints"),

@@ -47,18 +47,21 @@ def key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 
 
 def judge_assignments(values: tuple[str, ...]) -> dict[str, str]:
-    """`--judge NAME=SPEC` values as {name: spec}; a value whose part before `=` is not a judge
-    name is a model spec for the open-ended judge (the form `--judge SPEC` had before)."""
+    """`--judge NAME=SPEC` values as {name: spec}. A value with no `=` before its first `:` is a
+    model spec for the open-ended judge (the form `--judge SPEC` had before)."""
     from vqakit.scoring import judges
 
-    names = set(judges())
+    names = sorted(judges())
     found: dict[str, str] = {}
     for value in values:
         name, sep, spec = value.partition("=")
-        if sep and name.strip() in names:
-            found[name.strip()] = spec.strip()
-        else:
+        if not sep or ":" in name:
             found[OPEN_JUDGE] = value.strip()
+            continue
+        if name.strip() not in names:
+            known = ", ".join(names)
+            raise click.UsageError(f"--judge {value}: unknown judge {name.strip()!r}; known: {known}")
+        found[name.strip()] = spec.strip()
     return found
 
 
@@ -76,6 +79,20 @@ def method_and_judge_settings(arguments: dict[str, Any]) -> dict[str, Any]:
         if spec:
             judges[name] = spec
     return {"method_args": method_args, "judges": judges}
+
+
+def settings_from(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The EvalConfig settings a command's keyword arguments give: method and judge options,
+    generation settings (judge settings without a name go to every assigned judge), and every
+    other option that was given."""
+    settings = {**method_and_judge_settings(arguments), **model_settings(arguments)}
+    shared = settings.pop("shared_judge_args")
+    for name in settings["judges"]:
+        merged = {**shared, **settings["judge_args"].get(name, {})}
+        if merged:
+            settings["judge_args"][name] = merged
+    given = {key: value for key, value in arguments.items() if value not in (None, False)}
+    return {**settings, **given}
 
 
 def method_options(command: Callable) -> Callable:
@@ -126,3 +143,19 @@ def method_options(command: Callable) -> Callable:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def model_settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Pop `--model-arg` and `--judge-arg` out of a command's keyword arguments as the
+    `model_args` and `judge_args` of an EvalConfig (values are checked by the models' settings).
+    A judge argument without `NAME.` applies to every judge the command assigns."""
+    model_args = key_values(arguments.pop("model_arg", ()), "--model-arg")
+    judge_args: dict[str, dict[str, Any]] = {}
+    shared: dict[str, Any] = {}
+    for key, value in key_values(arguments.pop("judge_arg", ()), "--judge-arg").items():
+        name, dot, setting = key.partition(".")
+        if dot:
+            judge_args.setdefault(name, {})[setting] = value
+        else:
+            shared[key] = value
+    return {"model_args": model_args, "judge_args": judge_args, "shared_judge_args": shared}

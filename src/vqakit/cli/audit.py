@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from vqakit.cli._options import concurrency_option
+from vqakit.cli._progress import progress
 
 
 @click.command()
@@ -30,7 +31,15 @@ def audit(bench: str, models: str, agree: int | None, out: Path | None, concurre
     from vqakit.runner import run_audit
 
     specs = [spec.strip() for spec in models.split(",") if spec.strip()]
-    report, folder = run_audit(bench, specs, agree, out, concurrency)
+    with progress() as update:
+        report, folder = run_audit(
+            bench,
+            specs,
+            agree,
+            out,
+            concurrency,
+            on_progress=lambda spec, done, total, errors: update(done, total, errors, spec),
+        )
     options = report["options"]
     click.echo(
         f"gold letters: {options['gold_letters']}; gold is the longest option in "

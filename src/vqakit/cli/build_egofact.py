@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from vqakit.cli._options import concurrency_option
+from vqakit.cli._progress import progress
 
 
 @click.command()
@@ -65,8 +66,7 @@ def egofact(
 ) -> None:
     """EgoFact-style multi-hop questions from egocentric videos, event annotations and how-to
     passages (steps 1-9). Rerunning the same command reuses every model step already done."""
-    from vqakit.models import EmbeddingCache, ImageTextEmbedder, Model, TextEmbedder
-    from vqakit.systems.egofact.builder import EgoFactBuildConfig, InputError, build_egofact
+    from vqakit.systems.egofact.builder import EgoFactBuildConfig, InputError, build_egofact_from_specs
 
     config = EgoFactBuildConfig(
         window_s=window_s,
@@ -77,24 +77,24 @@ def egofact(
         seed=seed,
         name=name,
     )
-    cache = EmbeddingCache()
-    llm = Model(llm_spec, concurrency=concurrency)
-    vlm = Model(vlm_spec, concurrency=concurrency) if vlm_spec else None
     try:
-        outcome = build_egofact(
-            videos,
-            events,
-            passages,
-            out,
-            llm=llm,
-            vlm=vlm,
-            text_embedder=TextEmbedder(text_embedder, cache=cache),
-            image_embedder=ImageTextEmbedder(image_embedder, cache=cache) if image_embedder else None,
-            config=config,
-            on_stage=lambda stage: click.echo(
-                f"{stage.name:<18}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True
-            ),
-        )
+        with progress() as update:
+            outcome = build_egofact_from_specs(
+                videos,
+                events,
+                passages,
+                out,
+                llm=llm_spec,
+                vlm=vlm_spec,
+                text_embedder=text_embedder,
+                image_embedder=image_embedder,
+                config=config,
+                concurrency=concurrency,
+                on_stage=lambda stage: click.echo(
+                    f"{stage.name:<18}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True
+                ),
+                on_step=lambda done, failed: update(done, None, failed, "model steps"),
+            )
     except InputError as error:
         raise click.ClickException(str(error)) from None
     click.echo(

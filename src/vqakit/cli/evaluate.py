@@ -2,29 +2,70 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from vqakit.cli._options import concurrency_option, method_and_judge_settings, method_options
+from vqakit.cli._options import concurrency_option, method_options, settings_from
+from vqakit.cli._progress import progress
+
+
+def _percent(summary: dict[str, Any]) -> str:
+    low, high = summary["ci95"]
+    return f"{100 * summary['accuracy']:.1f}% [95% CI {100 * low:.1f}-{100 * high:.1f}]"
 
 
 def accuracy_line(label: str, outcome: Any) -> str:
-    """`label: accuracy 61.1% [95% CI 44.4-77.8] on 36 MCQ samples (0 resumed, 46 run) -> folder`."""
-    overall = outcome.results["overall"]
-    accuracy = "n/a" if overall["accuracy"] is None else f"{100 * overall['accuracy']:.1f}%"
-    low, high = overall["ci95"]
-    interval = "" if overall["accuracy"] is None else f" [95% CI {100 * low:.1f}-{100 * high:.1f}]"
+    """`label: accuracy 61.1% [95% CI 44.4-77.8] on 36 MCQ samples; ... (0 resumed, 46 run) -> folder`:
+    MCQ accuracy, judged open-ended accuracy apart, errors beside them."""
+    results = outcome.results
+    mcq = results.get("mcq", results["overall"])
+    parts = [
+        f"accuracy {_percent(mcq)} on {mcq['n']} MCQ samples"
+        if mcq["accuracy"] is not None
+        else "accuracy n/a"
+    ]
+    if results.get("chance") is not None and label == "random":
+        parts[0] += f" (chance {100 * results['chance']:.1f}%)"
+    open_ended = results.get("open_ended") or {}
+    if open_ended.get("n"):
+        parts.append(f"open-ended {_percent(open_ended)} on {open_ended['n']} judged")
+    errors = results.get("errors") or {}
+    if errors.get("n"):
+        how = "counted as wrong" if errors.get("counted_as_wrong") else "not scored"
+        parts.append(f"{errors['n']} errors ({how})")
+    counts = f"({outcome.finished_before} resumed, {outcome.ran} run)"
+    return f"{label}: {'; '.join(parts)} {counts} -> {outcome.folder}"
+
+
+def error_summary(outcomes: list[Any]) -> str | None:
+    """One line on the samples that ended in an error, by kind; None when there are none."""
+    kinds: dict[str, int] = {}
+    for outcome in outcomes:
+        for kind, count in (outcome.results.get("errors") or {}).get("by_kind", {}).items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    if not kinds:
+        return None
+    listing = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
     return (
-        f"{label}: accuracy {accuracy}{interval} on {overall['n']} MCQ samples "
-        f"({outcome.finished_before} resumed, {outcome.ran} run) -> {outcome.folder}"
+        f"{sum(kinds.values())} sample(s) ended in an error ({listing}); rerun the same command to retry "
+        "them, or see each one's error in report.html"
     )
 
 
 @click.command()
 @click.argument("bench")
 @click.option("--model", "model", help="Model spec (see `vqakit models`). Without it, offline baselines run.")
+@click.option(
+    "--model-arg",
+    "model_arg",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A generation setting of the model (repeatable): temperature, top_p, max_tokens, seed, system, "
+    "stop, reasoning_effort, thinking_budget, thinking.",
+)
 @click.option(
     "--method",
     default=None,
@@ -40,6 +81,14 @@ def accuracy_line(label: str, outcome: Any) -> str:
 @concurrency_option
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
 @click.option("--new-run", is_flag=True, help="Start a fresh run folder when the config changed.")
+@click.option(
+    "--keep-errors",
+    is_flag=True,
+    help="Resuming keeps samples that ended in an error instead of retrying them.",
+)
+@click.option(
+    "--errors-as-wrong", is_flag=True, help="Count failed MCQ samples as wrong (the strict number)."
+)
 @click.option(
     "--engine",
     type=click.Choice(["local", "ray"]),
@@ -64,6 +113,13 @@ def accuracy_line(label: str, outcome: Any) -> str:
     help="Assign a model to a judge (repeatable): open (open-ended answers yes/no; a bare SPEC means "
     "this one), extract, rubric, sufficiency, ... (`vqakit systems` lists them).",
 )
+@click.option(
+    "--judge-arg",
+    "judge_arg",
+    multiple=True,
+    metavar="[NAME.]KEY=VALUE",
+    help="A generation setting of a judge's model (repeatable); without NAME, of every judge's.",
+)
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
@@ -71,34 +127,31 @@ def accuracy_line(label: str, outcome: Any) -> str:
 @method_options
 def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, **arguments: Any) -> None:
     """Run a method over BENCH and score it; rerunning the same command resumes."""
-    from rich.progress import Progress
-
+    from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
-    from vqakit.runner import RunConfigError, RunSetupError, evaluate
+    from vqakit.runner import RunConfigError, RunLockedError, RunSetupError, evaluate
 
     settings = {
         "bench": bench,
-        **method_and_judge_settings(arguments),
-        **{key: value for key, value in arguments.items() if value is not None},
+        **settings_from(arguments),
         "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
     }
-    with Progress(transient=True) as progress:
-        task = progress.add_task("", total=None)
-
-        def started(config: Any, folder: Path) -> None:
-            progress.update(task, description=config.method, completed=0, total=None)
-
+    with progress() as update:
         try:
-            evaluate(
+            outcomes = evaluate(
                 settings,
                 out,
                 new_run=new_run,
                 on_notes=lambda notes: [click.echo(note) for note in notes],
-                on_start=started,
-                on_progress=lambda finished, total: progress.update(task, completed=finished, total=total),
+                on_start=lambda config, folder: update(0, None, 0, config.method),
+                on_progress=update,
                 on_done=lambda config, outcome: click.echo(accuracy_line(config.method, outcome)),
             )
-        except (MethodSetupError, RunSetupError) as error:
+        except (MethodSetupError, RunSetupError, MissingExtra) as error:
             raise click.UsageError(str(error)) from None
-        except (RunConfigError, ValueError) as error:
+        except (RunConfigError, RunLockedError, ValueError) as error:
             raise click.ClickException(str(error)) from None
+    summary = error_summary(outcomes)
+    if summary:
+        click.echo(summary, err=True)
+        sys.exit(1)

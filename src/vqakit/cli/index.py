@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from vqakit.cli._progress import progress
+
 
 @click.command()
 @click.argument("bench")
@@ -59,17 +61,18 @@ def index(
     from vqakit.retrieval import index_benchmark
 
     benchmark = load_benchmark(bench)
-    folder, settings, built, report = index_benchmark(
-        benchmark,
-        out,
-        text_embedder=text_embedder,
-        image_embedder=image_embedder,
-        fps=fps,
-        frame_side=frame_side,
-        ivf_lists=ivf_lists,
-        store=store,
-        on_progress=lambda what, done, total: click.echo(f"  {what}: {done}/{total}", err=True),
-    )
+    with progress("index") as update:
+        folder, settings, built, report = index_benchmark(
+            benchmark,
+            out,
+            text_embedder=text_embedder,
+            image_embedder=image_embedder,
+            fps=fps,
+            frame_side=frame_side,
+            ivf_lists=ivf_lists,
+            store=store,
+            on_progress=lambda what, done, total: update(done, total, 0, what),
+        )
     click.echo(f"index of {benchmark.card.name} ({settings.store} store) -> {folder}")
     for name, table in built.tables.items():
         if name not in report.embedded and not len(table):

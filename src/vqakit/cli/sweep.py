@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from vqakit.cli._options import concurrency_option, method_and_judge_settings, method_options
+from vqakit.cli._options import concurrency_option, method_options, settings_from
+from vqakit.cli._progress import progress
 
 
 @click.command()
@@ -80,21 +81,21 @@ def sweep(
             "or --sweep-arg"
         )
     ((parameter, text),) = swept.items()
-    settings = method_and_judge_settings(arguments)
+    settings = settings_from(arguments)
     settings["method_args"].pop(parameter, None)
     try:
         values = expand_values(parameter, text, method)
-        base = make_config(
-            {
-                "bench": bench,
-                "method": method,
-                **settings,
-                **{k: v for k, v in arguments.items() if v is not None},
-            }
-        )
+        base = make_config({"bench": bench, "method": method, **settings})
         name = load_benchmark(bench).card.name
         folder = out or default_run_folder(name, method, base.model, suffix=f"sweep-{parameter}")
-        outcomes = run_sweep(base, parameter, values, folder)
+        with progress() as update:
+            outcomes = run_sweep(
+                base,
+                parameter,
+                values,
+                folder,
+                on_progress=lambda value, done, total, errors: update(done, total, errors, value),
+            )
     except (MethodSetupError, RunSetupError) as error:
         raise click.UsageError(str(error)) from None
     except (RunConfigError, ValueError) as error:

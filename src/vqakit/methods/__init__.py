@@ -21,6 +21,7 @@ from vqakit.methods._registry import (
     methods,
     option_names,
 )
+from vqakit.methods._sent import save_strip, sent_images, sent_text
 
 __all__ = [
     "Method",
@@ -36,6 +37,9 @@ __all__ = [
     "methods",
     "option_names",
     "random_choice",
+    "save_strip",
+    "sent_images",
+    "sent_text",
     "text_similarity",
     "window_spec",
 ]

@@ -11,7 +11,7 @@ from vqakit.schema import Prediction, Sample
 
 
 def _not_mcq(sample: Sample, name: str) -> Prediction:
-    return Prediction.failed(sample.id, name, "not_applicable", f"{name} answers multiple choice only")
+    return Prediction.not_applicable(sample.id, name, f"{name} answers multiple choice only")
 
 
 @method("random", needs_model=False)
@@ -24,7 +24,7 @@ async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
     return Prediction(sample_id=sample.id, method="random", choice=choice, extraction="random")
 
 
-@method("text-similarity", needs_model=False)
+@method("text-similarity", needs_model=False, extras=("embed",))
 async def text_similarity(sample: Sample, context: MethodContext) -> Prediction:
     """The option whose MiniLM embedding is closest to the question's (no video, no model)."""
     if sample.choices is None:

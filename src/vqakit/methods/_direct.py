@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from vqakit.methods._registry import MethodContext, method
+from vqakit.methods._sent import save_strip, sent_images, sent_text
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
 from vqakit.scoring import extract_choice, format_options
@@ -38,7 +39,7 @@ def build_prompt(sample: Sample, context: MethodContext) -> str:
     fields = {"question": sample.question, "context": _subtitle_context(sample, context)}
     if sample.choices is not None:
         fields["options"] = format_options(sample.choices, "numbers" if _numbered(name) else "letters")
-    return render_prompt(name, **fields)
+    return render_prompt(name, folder=context.root, **fields)
 
 
 def window_spec(sample: Sample, spec_text: str):
@@ -93,16 +94,22 @@ async def ask_model(
         except Exception as error:
             return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     parts = [*visual_parts, build_prompt(sample, context)]
+    images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
     completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
         "method": name,
         "model": str(context.model),
         "reply": completion.text,
+        "reasoning": completion.reasoning,
         "frames_s": times,
         "latency_s": completion.latency_s,
         "input_tokens": completion.usage.input_tokens,
         "output_tokens": completion.usage.output_tokens,
+        "calls": 1,
+        "cached_calls": int(completion.cached),
+        "prompt": sent_text(parts),
+        "images": images,
     }
     if completion.error is not None:
         return Prediction(

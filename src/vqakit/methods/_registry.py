@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from vqakit.extras import has_extra, install_line
 from vqakit.plugins import load_plugins
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
 
@@ -41,6 +42,7 @@ class Method:
     preflight: Callable[[Benchmark, Any], None] | None = None  # raises MethodSetupError
     describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
     summary: str = ""  # one line for listings
+    extras: tuple[str, ...] = ()  # pip extras it needs (vqakit.extras), checked before a run
 
     def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
         """The method's options from `values` (strings from the command line are converted);
@@ -60,6 +62,17 @@ class Method:
                 f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in error.errors()
             )
             raise MethodSetupError(f"method {self.name}: {problems}") from None
+
+    def check(self, benchmark: Benchmark, values: dict[str, Any] | None) -> BaseModel:
+        """Everything a run of this method needs, checked before it starts: its extras, its
+        options and its preflight; returns the validated options."""
+        for extra in self.extras:
+            if not has_extra(extra):
+                raise MethodSetupError(f"method {self.name} needs the {extra} extra: {install_line(extra)}")
+        options = self.parse_options(values)
+        if self.preflight is not None:
+            self.preflight(benchmark, options)
+        return options
 
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
@@ -91,12 +104,13 @@ def method(
     options: type[BaseModel] = NoOptions,
     preflight: Callable[[Benchmark, Any], None] | None = None,
     describe: Callable[[Any, Protocol], str] | None = None,
+    extras: tuple[str, ...] = (),
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several)."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary)
+        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras)
         return fn
 
     return register
@@ -125,3 +139,4 @@ class MethodContext:
     options: Any = field(default_factory=NoOptions)  # the method's validated options
     shared: dict[str, Any] = field(default_factory=dict)  # per-run objects (e.g. an embedder)
     benchmark: Benchmark | None = None  # the loaded benchmark (corpora for retrieval methods)
+    artifacts: Path | None = None  # the run folder, where a method may keep what it sent (`_sent`)

@@ -2,12 +2,15 @@
 structured output. Heavy SDKs are imported only by the backend that needs them."""
 
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
+from vqakit.models._check import check_model_spec
 from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
 from vqakit.models._embed import EmbeddingCache, ImageTextEmbedder, TextEmbedder
 from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
+from vqakit.models._secrets import redact_secrets
+from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
 from vqakit.models._structured import complete_structured, parse_json_lenient
 
@@ -19,6 +22,7 @@ __all__ = [
     "Detection",
     "EmbeddingCache",
     "Frames",
+    "GenerationSettings",
     "Image",
     "ImageTextEmbedder",
     "Message",
@@ -32,6 +36,7 @@ __all__ = [
     "TextEmbedder",
     "Usage",
     "cache_key",
+    "check_model_spec",
     "clock",
     "complete_structured",
     "default_cache_path",
@@ -40,4 +45,5 @@ __all__ = [
     "parse_model_spec",
     "parse_retry_after",
     "pixel_hash",
+    "redact_secrets",
 ]

@@ -1,15 +1,24 @@
-"""Anthropic Messages API through the official SDK (`anthropic:<model>`, key ANTHROPIC_API_KEY)."""
+"""Anthropic Messages API through the official SDK (`anthropic:<model>`, key ANTHROPIC_API_KEY).
+
+Generation settings on the wire: `max_tokens` (required by the API: 4096 when unset, or the
+thinking budget + 4096 with thinking), `thinking: {"type": "enabled", "budget_tokens": N}`
+(4096 for `thinking=true` without a budget; `{"type": "disabled"}` for thinking off),
+`output_config: {"effort": ...}` for reasoning_effort, `stop_sequences`, `system`. temperature
+and top_p go only where this SDK version still takes them, and never with thinking on (the API
+wants them unset then). Anthropic has no seed.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import os
 from typing import Any
 
 from vqakit.models._images import data_url
 from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
+from vqakit.models._secrets import api_key
+from vqakit.models._settings import ANTHROPIC_MAX_TOKENS, ANTHROPIC_THINKING_BUDGET, GenerationSettings
 from vqakit.models._spec import ModelSpec
 
 
@@ -47,9 +56,7 @@ class AnthropicBackend:
             import anthropic  # noqa: F401
         except ImportError:
             raise ValueError("anthropic: pip install 'vqakit[anthropic]'") from None
-        key = os.environ.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise ValueError("anthropic: set ANTHROPIC_API_KEY in the environment")
+        key = api_key("anthropic")
         self.spec = spec
         self.image_max_side = image_max_side
         self._settings = {
@@ -73,19 +80,30 @@ class AnthropicBackend:
         return self._clients[loop]
 
     def prepare(
-        self, messages: list[Message], params: dict[str, Any], sample_id: str | None
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
     ) -> dict[str, Any]:
         system, converted = to_anthropic(messages, self.image_max_side)
-        request: dict[str, Any] = {
-            "model": self.spec.model,
-            "messages": converted,
-            "max_tokens": int(params.get("max_tokens", 1024)),
-        }
+        request: dict[str, Any] = {"model": self.spec.model, "messages": converted}
+        thinks = settings.thinks
+        budget = (settings.thinking_budget or ANTHROPIC_THINKING_BUDGET) if thinks else 0
+        request["max_tokens"] = settings.max_tokens or budget + ANTHROPIC_MAX_TOKENS
+        if thinks is not None:
+            on = {"type": "enabled", "budget_tokens": budget}
+            request["thinking"] = on if thinks else {"type": "disabled"}
         if system:
             request["system"] = system
-        for key in ("temperature", "top_p", "stop_sequences"):
-            if key in params and key in self._accepted:
-                request[key] = params[key]
+        if settings.stop:
+            request["stop_sequences"] = list(settings.stop)
+        if not thinks:
+            for key in ("temperature", "top_p"):
+                if getattr(settings, key) is not None and key in self._accepted:
+                    request[key] = getattr(settings, key)
+        if settings.reasoning_effort is not None:
+            effort = {"effort": settings.reasoning_effort}
+            if "output_config" in self._accepted:
+                request["output_config"] = effort
+            else:  # an SDK older than the field: it goes in the body as is
+                request["extra_body"] = {"output_config": effort}
         return request
 
     async def send(self, request: dict[str, Any]) -> Completion:
@@ -105,10 +123,15 @@ class AnthropicBackend:
         thinking = "".join(
             getattr(block, "thinking", "") for block in reply.content if block.type == "thinking"
         )
+        details = getattr(reply.usage, "output_tokens_details", None)
         return Completion(
             text=text,
             model=str(self.spec),
             reasoning=thinking or None,
-            usage=Usage(reply.usage.input_tokens, reply.usage.output_tokens),
+            usage=Usage(
+                reply.usage.input_tokens,
+                reply.usage.output_tokens,
+                getattr(details, "thinking_tokens", None) or 0,
+            ),
             finish_reason="refused" if reply.stop_reason == "refusal" else reply.stop_reason,
         )

@@ -1,15 +1,23 @@
 """Gemini through the official google-genai SDK (`gemini:<model>`, key GEMINI_API_KEY or
-GOOGLE_API_KEY). Images are sent inline as JPEG; frames as timed images."""
+GOOGLE_API_KEY). Images are sent inline as JPEG; frames as timed images.
+
+Generation settings on the wire (`GenerateContentConfig`): `max_output_tokens`, temperature,
+top_p, seed, `stop_sequences`, `system_instruction`, and `thinking_config` where a reasoning
+setting is given: `thinking_budget` (0 = off; -1, the model's own choice, for `thinking=true`
+without a budget), `thinking_level` from reasoning_effort, `include_thoughts` while thinking
+is on (the thought parts come back as `Completion.reasoning`).
+"""
 
 from __future__ import annotations
 
 import base64
-import os
 from typing import Any
 
 from vqakit.models._images import data_url
 from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
+from vqakit.models._secrets import api_key
+from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
 
 
@@ -27,9 +35,7 @@ class GeminiBackend:
             from google.genai import types
         except ImportError:
             raise ValueError("gemini: pip install 'vqakit[gemini]'") from None
-        key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
-        if not key:
-            raise ValueError("gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY) in the environment")
+        key = api_key("gemini")
         self.spec = spec
         self.image_max_side = image_max_side
         self.types = types
@@ -40,8 +46,20 @@ class GeminiBackend:
         data = base64.b64decode(data_url(image, self.image_max_side).split(",", 1)[1])
         return self.types.Part.from_bytes(data=data, mime_type="image/jpeg")
 
+    def _thinking(self, settings: GenerationSettings) -> Any:
+        if settings.thinks is None and settings.reasoning_effort is None:
+            return None
+        budget = settings.thinking_budget
+        if budget is None and settings.thinks is not None and settings.reasoning_effort is None:
+            budget = -1 if settings.thinks else 0
+        return self.types.ThinkingConfig(
+            thinking_budget=budget,
+            thinking_level=settings.reasoning_effort.upper() if settings.reasoning_effort else None,
+            include_thoughts=True if settings.thinks is not False else None,
+        )
+
     def prepare(
-        self, messages: list[Message], params: dict[str, Any], sample_id: str | None
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
     ) -> dict[str, Any]:
         types = self.types
         system = "\n".join(
@@ -60,10 +78,12 @@ class GeminiBackend:
             )
         config = types.GenerateContentConfig(
             system_instruction=system or None,
-            temperature=params.get("temperature"),
-            max_output_tokens=params.get("max_tokens"),
-            seed=params.get("seed"),
-            top_p=params.get("top_p"),
+            temperature=settings.temperature,
+            max_output_tokens=settings.max_tokens,
+            seed=settings.seed,
+            top_p=settings.top_p,
+            stop_sequences=list(settings.stop) if settings.stop else None,
+            thinking_config=self._thinking(settings),
         )
         return {"model": self.spec.model, "contents": contents, "config": config}
 
@@ -89,11 +109,14 @@ class GeminiBackend:
         if reply.prompt_feedback is not None and reply.prompt_feedback.block_reason is not None:
             finish = "refused"
         usage = reply.usage_metadata
+        thoughts = (usage.thoughts_token_count or 0) if usage else 0
         return Completion(
             text=text,
             model=str(self.spec),
             reasoning=thinking or None,
-            usage=Usage(usage.prompt_token_count or 0, usage.candidates_token_count or 0)
+            usage=Usage(
+                usage.prompt_token_count or 0, (usage.candidates_token_count or 0) + thoughts, thoughts
+            )
             if usage
             else Usage(),
             finish_reason="refused" if finish in ("safety", "prohibited_content", "blocklist") else finish,

@@ -7,7 +7,14 @@ has a video processor (with their times listed in text), as timed images otherwi
 
 Requests that arrive together are generated as one left-padded batch (up to `batch_size`,
 same generation settings); generation runs in a worker thread so the event loop stays free.
-torch and transformers are imported here only, when an `hf:` model is created.
+torch and transformers are imported here only, when an `hf:` model is created. A hub id that
+is neither in the local cache nor reachable fails in seconds (`_check.hf_load_options`).
+
+Generation settings: `max_new_tokens` (1024 when max_tokens is unset), `do_sample` from
+temperature (greedy at 0; the model's own generation config when temperature is unset),
+top_p, seed, `stop_strings`; thinking, thinking_budget and reasoning_effort go to the chat
+template as `enable_thinking`, `thinking_budget` and `reasoning_effort` (templates that know
+them use them). `<think>...</think>` in the output becomes `Completion.reasoning`.
 """
 
 from __future__ import annotations
@@ -21,8 +28,20 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
-from vqakit.models._messages import Completion, Frames, Image, Message, Text, Usage, as_timed_images, clock
+from vqakit.models._check import hf_load_options
+from vqakit.models._messages import (
+    Completion,
+    Frames,
+    Image,
+    Message,
+    Text,
+    Usage,
+    as_timed_images,
+    clock,
+    split_think_tags,
+)
 from vqakit.models._retry import BackendError
+from vqakit.models._settings import HF_MAX_NEW_TOKENS, GenerationSettings
 from vqakit.models._spec import ModelSpec
 from vqakit.prompts import render_prompt
 
@@ -37,6 +56,8 @@ def _pil(image: Any) -> PILImage.Image:
 class _Request:
     conversation: list[dict[str, Any]]
     generation: dict[str, Any]
+    template: dict[str, Any] = field(default_factory=dict)  # chat template variables
+    stop: tuple[str, ...] = ()
     future: asyncio.Future | None = None
     settings_key: str = field(default="")
 
@@ -51,6 +72,7 @@ class HFBackend:
         batch_size: int = 4,
         batch_wait_s: float = 0.05,
     ) -> None:
+        load_options = hf_load_options(spec.model)  # before torch: a missing model fails fast
         try:
             import torch
             from transformers import AutoModelForImageTextToText, AutoProcessor
@@ -63,10 +85,12 @@ class HFBackend:
         self.batch_size = batch_size
         self.batch_wait_s = batch_wait_s  # how long a batch waits to fill up (small next to generation)
         try:
-            self.processor = AutoProcessor.from_pretrained(spec.model)
+            self.processor = AutoProcessor.from_pretrained(spec.model, **load_options)
             torch_dtype = getattr(torch, dtype) if dtype != "auto" else "auto"
             self.model = (
-                AutoModelForImageTextToText.from_pretrained(spec.model, dtype=torch_dtype).to(device).eval()
+                AutoModelForImageTextToText.from_pretrained(spec.model, dtype=torch_dtype, **load_options)
+                .to(device)
+                .eval()
             )
         except (OSError, ValueError) as error:
             raise ValueError(f"hf: cannot load {spec.model!r}: {error}") from None
@@ -106,23 +130,32 @@ class HFBackend:
             for item in as_timed_images((part,))
         ]
 
-    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> _Request:
+    def prepare(
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
+    ) -> _Request:
         conversation = [
             {"role": m.role, "content": [item for part in m.parts for item in self._content(part)]}
             for m in messages
         ]
-        temperature = float(params.get("temperature") or 0.0)
-        generation: dict[str, Any] = {
-            "max_new_tokens": int(params.get("max_tokens", 256)),
-            "do_sample": temperature > 0,
-        }
-        if temperature > 0:
-            generation["temperature"] = temperature
-            if "top_p" in params:
-                generation["top_p"] = float(params["top_p"])
-        if params.get("seed") is not None:
-            generation["seed"] = int(params["seed"])
-        return _Request(conversation, generation, settings_key=json.dumps(generation, sort_keys=True))
+        generation: dict[str, Any] = {"max_new_tokens": settings.max_tokens or HF_MAX_NEW_TOKENS}
+        if settings.temperature is not None:
+            generation["do_sample"] = settings.temperature > 0
+            if settings.temperature > 0:
+                generation["temperature"] = settings.temperature
+                if settings.top_p is not None:
+                    generation["top_p"] = settings.top_p
+        if settings.seed is not None:
+            generation["seed"] = settings.seed
+        template: dict[str, Any] = {}
+        if settings.thinks is not None:
+            template["enable_thinking"] = settings.thinks
+        if settings.thinking_budget:
+            template["thinking_budget"] = settings.thinking_budget
+        if settings.reasoning_effort is not None:
+            template["reasoning_effort"] = settings.reasoning_effort
+        stop = settings.stop or ()
+        key = json.dumps([generation, template, stop], sort_keys=True)
+        return _Request(conversation, generation, template, stop, settings_key=key)
 
     async def send(self, request: _Request) -> Completion:
         loop = asyncio.get_running_loop()
@@ -162,8 +195,11 @@ class HFBackend:
 
     def _generate(self, batch: list[_Request]) -> list[Completion]:
         torch = self.torch
-        generation = dict(batch[0].generation)
+        first = batch[0]
+        generation = dict(first.generation)
         seed = generation.pop("seed", None)
+        if first.stop:
+            generation.update(stop_strings=list(first.stop), tokenizer=self.processor.tokenizer)
         with self._lock, torch.inference_mode():
             try:
                 inputs = self.processor.apply_chat_template(
@@ -173,6 +209,7 @@ class HFBackend:
                     return_dict=True,
                     return_tensors="pt",
                     processor_kwargs={"padding": True},
+                    **first.template,
                 ).to(self.device)
                 if seed is not None:
                     torch.manual_seed(seed)
@@ -182,16 +219,22 @@ class HFBackend:
                     "bad_request", f"{self.spec}: {type(error).__name__}: {error}", retryable=False
                 ) from None
         prompt_length = inputs["input_ids"].shape[1]
+        ends = self.eos_ids | ({self.pad_id} if self.pad_id is not None else set())
         completions = []
         for row in range(len(batch)):
             new_tokens = output[row, prompt_length:].tolist()
-            stopped = next((i for i, token in enumerate(new_tokens) if token in self.eos_ids), None)
+            stopped = next((i for i, token in enumerate(new_tokens) if token in ends), None)
             kept = new_tokens if stopped is None else new_tokens[:stopped]
             text = self.processor.batch_decode([kept], skip_special_tokens=True)[0]
+            cut = min((i for i in (text.find(s) for s in first.stop) if i >= 0), default=None)
+            if cut is not None:  # stopped at a stop string: it is not part of the reply
+                text, stopped = text[:cut], cut
+            text, reasoning = split_think_tags(text)
             completions.append(
                 Completion(
                     text=text,
                     model=str(self.spec),
+                    reasoning=reasoning,
                     usage=Usage(int(inputs["attention_mask"][row].sum()), len(kept)),
                     finish_reason="stop" if stopped is not None else "length",
                 )

@@ -88,15 +88,32 @@ def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of one call. `output_tokens` counts all generated tokens, thinking included;
+    `reasoning_tokens` is the thinking part of them, where the API reports it."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+def split_think_tags(text: str | None) -> tuple[str | None, str | None]:
+    """(answer, thinking) from a reply that carries its thinking inline as `<think>...</think>`
+    (servers without a reasoning parser, local chat templates). A reply cut inside its
+    thinking is all thinking; a reply without the tags is all answer."""
+    if not text or ("</think>" not in text and not text.lstrip().startswith("<think>")):
+        return text, None
+    thinking, closed, answer = text.partition("</think>")
+    thinking = thinking.strip().removeprefix("<think>").strip()
+    return (answer.strip() if closed else ""), (thinking or None)
 
 
 @dataclass(frozen=True)
 class CallError:
     """Why a call finally failed; a prediction carries this instead of a made-up answer."""
 
-    type: str  # "rate_limit", "server", "timeout", "connection", "refused", "empty", "bad_request", ...
+    # "rate_limit", "server", "timeout", "connection", "refused", "empty", "truncated" (cut at the
+    # token limit; the partial reply stays in `Completion.text`), "bad_request", "auth", ...
+    type: str
     message: str
 
 

@@ -7,6 +7,7 @@ Calls never raise for model or network failures: a `Completion` comes back with 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import time
 from dataclasses import replace
@@ -15,11 +16,15 @@ from typing import Any, Protocol
 from vqakit.models._cache import ResponseCache, cache_key
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
+from vqakit.models._secrets import redact_secrets
+from vqakit.models._settings import GenerationSettings, as_settings, check_supported
 from vqakit.models._spec import ModelSpec, parse_model_spec
 
 log = logging.getLogger(__name__)
 
-DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 1024}
+TRUNCATED = ("length", "max_tokens")  # finish reasons of a reply cut at the token limit
+REFUSED = ("refused", "content_filter")
+LOCAL = ("hf", "replay")  # same request, same reply: an empty reply is not asked again
 
 
 class Backend(Protocol):
@@ -27,34 +32,33 @@ class Backend(Protocol):
     outside the concurrency gate so that it overlaps with requests in flight; `send` is the
     network (or compute) part and may raise `BackendError`."""
 
-    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> Any: ...
+    def prepare(
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
+    ) -> Any: ...
 
     async def send(self, request: Any) -> Completion: ...
+
+
+# API backends: (module, class); each is imported only when a model of its kind is made
+API_BACKENDS = {
+    "openai": ("_openai", "OpenAIBackend"),
+    "openai-compatible": ("_openai", "OpenAIBackend"),
+    "anthropic": ("_anthropic", "AnthropicBackend"),
+    "gemini": ("_gemini", "GeminiBackend"),
+}
 
 
 def make_backend(
     spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None, options: dict[str, Any]
 ) -> Backend:
-    if spec.backend in ("openai", "openai-compatible"):
-        from vqakit.models._openai import OpenAIBackend
-
-        return OpenAIBackend(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side)
-    if spec.backend == "anthropic":
-        from vqakit.models._anthropic import AnthropicBackend
-
-        return AnthropicBackend(
-            spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options
-        )
-    if spec.backend == "gemini":
-        from vqakit.models._gemini import GeminiBackend
-
-        return GeminiBackend(
-            spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options
-        )
+    if spec.backend in API_BACKENDS:
+        module, name = API_BACKENDS[spec.backend]
+        backend = getattr(importlib.import_module(f"vqakit.models.{module}"), name)
+        return backend(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options)
     if spec.backend == "hf":
         from vqakit.models._hf import HFBackend
 
-        return HFBackend(spec, **options)
+        return HFBackend(spec, **options)  # fails in seconds when the model cannot be had
     if spec.backend == "replay":
         from vqakit.models._replay import ReplayBackend
 
@@ -75,12 +79,19 @@ class Model:
         max_images: int | None = None,
         image_max_side: int | None = 768,
         fallback: Model | None = None,
+        settings: GenerationSettings | dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
         backend_options: dict[str, Any] | None = None,
     ) -> None:
-        """`backend_options` go to the backend: for `hf:`, device ("cpu", "cuda:0"), dtype
+        """`settings` (a `GenerationSettings` or a dict of its fields) win over the spec's
+        `?key=value` settings, key by key; `params` is an older name for the same. ValueError
+        names unknown keys, bad values and settings the backend cannot send.
+        `backend_options` go to the backend: for `hf:`, device ("cpu", "cuda:0"), dtype
         ("auto", "bfloat16", ...) and batch_size."""
-        self.spec = parse_model_spec(spec)
+        parsed = parse_model_spec(spec)
+        merged = parsed.settings.merged(as_settings(params)).merged(as_settings(settings))
+        check_supported(parsed.backend, merged)
+        self.spec: ModelSpec = replace(parsed, settings=merged)  # str(model): every setting in it
         self.backend = make_backend(
             self.spec,
             request_timeout_s=request_timeout_s,
@@ -95,13 +106,18 @@ class Model:
         self.max_images = max_images
         self.image_max_side = image_max_side
         self.fallback = fallback
-        self.params = {**DEFAULT_PARAMS, **(params or {})}
+        self._cache_spec = str(replace(self.spec, settings=GenerationSettings()))
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
 
     def __str__(self) -> str:
         return str(self.spec)
+
+    @property
+    def settings(self) -> GenerationSettings:
+        """This model's settings as given (spec, then `settings=`); see `with_defaults()`."""
+        return self.spec.settings
 
     def _gates(self) -> tuple[asyncio.Semaphore, asyncio.Semaphore]:
         """(staging, sending): at most 2 x concurrency prepared payloads are held in memory,
@@ -112,76 +128,107 @@ class Model:
             self._semaphore, self._loop = asyncio.Semaphore(self.concurrency), loop
         return self._staging, self._semaphore
 
-    def _deterministic(self, params: dict[str, Any]) -> bool:
-        return params.get("temperature") == 0 or params.get("seed") is not None
+    def _deterministic(self, settings: GenerationSettings) -> bool:
+        return settings.temperature == 0 or settings.seed is not None
+
+    def _error(self, kind: str, message: str, **fields: Any) -> Completion:
+        return Completion(None, str(self), error=CallError(kind, redact_secrets(message)), **fields)
 
     async def complete(
-        self, messages: list[Message], *, sample_id: str | None = None, **params: Any
+        self, messages: list[Message], *, sample_id: str | None = None, **settings: Any
     ) -> Completion:
-        """Send messages; always returns a Completion (with `error` set on final failure)."""
-        merged = {**self.params, **params}
+        """Send messages; always returns a Completion (with `error` set on final failure).
+        Keyword arguments are generation settings for this call (`max_tokens=8`), over the
+        model's own; ValueError for unknown ones."""
+        merged = self.settings
+        if settings:
+            merged = merged.merged(settings)
+            check_supported(self.spec.backend, merged)
+        effective = merged.with_defaults()
+        sent = [Message.system(effective.system), *messages] if effective.system else messages
         images = sum(m.image_count() for m in messages)
         if self.max_images is not None and images > self.max_images:
-            return Completion(
-                None,
-                str(self),
-                error=CallError(
-                    "too_many_images", f"{images} images exceed this model's limit of {self.max_images}"
-                ),
-            )
+            limit = f"{images} images exceed this model's limit of {self.max_images}"
+            return self._error("too_many_images", limit)
         key = None
-        if self.cache is not None and self._deterministic(merged) and self.spec.backend != "replay":
-            key = cache_key(str(self), {**merged, "image_max_side": self.image_max_side}, messages)
+        if self.cache is not None and self._deterministic(effective) and self.spec.backend != "replay":
+            wire = {**effective.given(), "image_max_side": self.image_max_side}
+            key = cache_key(self._cache_spec, wire, sent)
             if (hit := self.cache.get(key)) is not None:
                 return hit
-        completion = await self._with_retries(messages, merged, sample_id)
-        if completion.error is None and _refused_or_empty(completion):
-            kind = "refused" if completion.finish_reason in ("refused", "content_filter") else "empty"
-            completion = replace(completion, error=CallError(kind, f"{self} gave no usable reply ({kind})"))
+        completion = await self._with_retries(sent, effective, sample_id)
         if completion.error is not None and completion.error.type in ("refused", "empty") and self.fallback:
             log.info("%s: %s; asking fallback %s", sample_id, completion.error.type, self.fallback)
-            return await self.fallback.complete(messages, sample_id=sample_id, **params)
+            return await self.fallback.complete(messages, sample_id=sample_id, **settings)
         if key is not None and self.cache is not None:
             self.cache.put(key, str(self), completion)
         return completion
 
     async def _with_retries(
-        self, messages: list[Message], params: dict[str, Any], sample_id: str | None
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
     ) -> Completion:
         staging, sending = self._gates()
         async with staging:
             if any(m.image_count() for m in messages):
                 # image encoding runs in a worker thread (Pillow releases the GIL) so that the
                 # event loop keeps reading replies meanwhile
-                request = await asyncio.to_thread(self.backend.prepare, messages, params, sample_id)
+                request = await asyncio.to_thread(self.backend.prepare, messages, settings, sample_id)
             else:
-                request = self.backend.prepare(messages, params, sample_id)
-            return await self._send_with_retries(request, sending)
+                request = self.backend.prepare(messages, settings, sample_id)
+            retry_empty = self.spec.backend not in LOCAL or not self._deterministic(settings)
+            return await self._send_with_retries(request, sending, settings, retry_empty)
 
-    async def _send_with_retries(self, request: Any, sending: asyncio.Semaphore) -> Completion:
+    def _unusable(self, completion: Completion, settings: GenerationSettings) -> CallError | None:
+        """Why a reply that came back is no answer: cut at the token limit (its partial text
+        is kept), refused, or empty."""
+        if completion.finish_reason in TRUNCATED:
+            limit = f"max_tokens={settings.max_tokens}" if settings.max_tokens else "the backend's limit"
+            kind, message = "truncated", f"{self} stopped at the token limit ({limit}); the reply is partial"
+        elif completion.finish_reason in REFUSED:
+            kind, message = "refused", f"{self} gave no usable reply (refused)"
+        elif not (completion.text or "").strip():
+            kind, message = "empty", f"{self} gave no usable reply (empty)"
+        else:
+            return None
+        return CallError(kind, redact_secrets(message))
+
+    async def _send_with_retries(
+        self, request: Any, sending: asyncio.Semaphore, settings: GenerationSettings, retry_empty: bool
+    ) -> Completion:
+        """Transient faults, and empty replies where asking again can help, are tried again with
+        backoff until the attempts or the total time run out."""
         started = time.monotonic()
         attempt = 0
         while True:
             attempt += 1
+            empty: Completion | None = None
             try:
                 async with sending:
                     call_started = time.monotonic()
                     completion = await self.backend.send(request)
-                return replace(completion, latency_s=time.monotonic() - call_started, attempts=attempt)
+                completion = replace(completion, latency_s=time.monotonic() - call_started, attempts=attempt)
+                problem = self._unusable(completion, settings)
+                if problem is None or problem.type != "empty" or not retry_empty:
+                    return completion if problem is None else replace(completion, error=problem)
+                empty = completion
+                raise BackendError("empty", problem.message, retryable=True)
             except BackendError as error:
                 spent = time.monotonic() - started
                 wait = self.retry.wait_s(attempt, error)
                 out_of_time = self.total_timeout_s is not None and spent + wait > self.total_timeout_s
                 if not error.retryable or attempt >= self.retry.max_attempts or out_of_time:
                     why = "" if error.retryable is False else f" after {attempt} attempt(s)"
-                    return Completion(
-                        None,
-                        str(self),
-                        error=CallError(error.kind, error.message + why),
-                        attempts=attempt,
-                        latency_s=spent,
-                    )
-                log.debug("%s: %s (%s); retry %d in %.2fs", self, error.kind, error.message, attempt, wait)
+                    if empty is not None:
+                        return replace(empty, error=CallError("empty", redact_secrets(error.message + why)))
+                    return self._error(error.kind, error.message + why, attempts=attempt, latency_s=spent)
+                log.debug(
+                    "%s: %s (%s); retry %d in %.2fs",
+                    self,
+                    error.kind,
+                    redact_secrets(error.message),
+                    attempt,
+                    wait,
+                )
                 await asyncio.sleep(wait)
 
     async def aclose(self) -> None:
@@ -205,7 +252,3 @@ class Model:
         if self._sync_loop is None or self._sync_loop.is_closed():
             self._sync_loop = asyncio.new_event_loop()
         return self._sync_loop.run_until_complete(self.complete(messages, sample_id=sample_id, **params))
-
-
-def _refused_or_empty(completion: Completion) -> bool:
-    return completion.finish_reason in ("refused", "content_filter") or not (completion.text or "").strip()

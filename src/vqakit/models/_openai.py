@@ -1,4 +1,14 @@
-"""OpenAI and OpenAI-compatible chat completions (vLLM, SGLang, Ollama, llama.cpp, ...)."""
+"""OpenAI and OpenAI-compatible chat completions (vLLM, SGLang, Ollama, llama.cpp, ...).
+
+Generation settings on the wire. Both: temperature, top_p, seed, stop, reasoning_effort (as
+named); temperature is left out when a reasoning setting is given and no temperature is.
+`openai:` sends max_tokens as `max_completion_tokens` (OpenAI's name; reasoning models reject
+`max_tokens`) and takes no thinking switch. OpenAI-compatible servers get `max_tokens` and,
+for `thinking` / `thinking_budget`, `chat_template_kwargs: {"enable_thinking": ...,
+"thinking_budget": ...}` (vLLM and SGLang hand these to the model's chat template, so a budget
+is a hint there). Thinking text comes back from `reasoning_content` or `reasoning`, or from
+`<think>...</think>` in the reply where the server does not separate it.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +18,13 @@ import os
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
+from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images, split_think_tags
 from vqakit.models._retry import BackendError, classify_status
+from vqakit.models._secrets import api_key
+from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
+
+OPENAI_URL = "https://api.openai.com/v1"
 
 
 def to_openai_messages(messages: list[Message], image_max_side: int | None) -> list[dict[str, Any]]:
@@ -39,14 +53,11 @@ class OpenAIBackend:
     """
 
     def __init__(self, spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None) -> None:
-        if spec.backend == "openai":
-            key = os.environ.get("OPENAI_API_KEY")
-            if not key:
-                raise ValueError("openai: set OPENAI_API_KEY in the environment")
-            self.url = "https://api.openai.com/v1/chat/completions"
-        else:
-            key = os.environ.get("VQAKIT_API_KEY")
-            self.url = f"{spec.base_url}/chat/completions"
+        """`openai:` goes to OPENAI_BASE_URL when set (as with OpenAI's SDK), else OpenAI's API."""
+        self.official = spec.backend == "openai"
+        key = api_key(spec.backend, required=self.official)
+        root = (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL) if self.official else str(spec.base_url)
+        self.url = f"{root.rstrip('/')}/chat/completions"
         self.spec = spec
         self.image_max_side = image_max_side
         self.request_timeout_s = request_timeout_s
@@ -70,11 +81,29 @@ class OpenAIBackend:
             await session.close()
         self._sessions = {}
 
-    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> bytes:
+    def wire_settings(self, settings: GenerationSettings) -> dict[str, Any]:
+        """The request fields for these settings, under this endpoint's names."""
+        body: dict[str, Any] = {
+            key: value
+            for key, value in settings.given().items()
+            if key in ("temperature", "top_p", "seed", "reasoning_effort")
+        }
+        if settings.stop:
+            body["stop"] = list(settings.stop)
+        if settings.max_tokens is not None:
+            body["max_completion_tokens" if self.official else "max_tokens"] = settings.max_tokens
+        if not self.official and settings.thinks is not None:
+            template = {"enable_thinking": settings.thinks}
+            if settings.thinking_budget:
+                template["thinking_budget"] = settings.thinking_budget
+            body["chat_template_kwargs"] = template
+        return body
+
+    def prepare(self, messages: list[Message], settings: GenerationSettings, sample_id: str | None) -> bytes:
         body = {
             "model": self.spec.model,
             "messages": to_openai_messages(messages, self.image_max_side),
-            **params,
+            **self.wire_settings(settings),
         }
         return json.dumps(body).encode()
 
@@ -103,15 +132,28 @@ class OpenAIBackend:
             raise BackendError(
                 "malformed", f"unreadable reply ({error!r}): {raw[:200]!r}", retryable=True
             ) from None
-        usage = reply.get("usage") or {}
+        text = message.get("content")
         reasoning = message.get("reasoning_content") or message.get("reasoning")
+        if not isinstance(reasoning, str):
+            text, reasoning = split_think_tags(text) if isinstance(text, str) else (text, None)
         return Completion(
-            text=message.get("content"),
+            text=text,
             model=str(self.spec),
-            reasoning=reasoning if isinstance(reasoning, str) else None,
-            usage=Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0),
+            reasoning=reasoning,
+            usage=_usage(reply.get("usage")),
             finish_reason="refused" if message.get("refusal") else choice.get("finish_reason"),
         )
+
+
+def _usage(usage: Any) -> Usage:
+    if not isinstance(usage, dict):
+        return Usage()
+    details = usage.get("completion_tokens_details") or {}
+    return Usage(
+        usage.get("prompt_tokens") or 0,
+        usage.get("completion_tokens") or 0,
+        (details.get("reasoning_tokens") if isinstance(details, dict) else None) or 0,
+    )
 
 
 def _error_text(raw: bytes) -> str:

@@ -1,14 +1,15 @@
-"""Replays recorded replies: `{"sample_id": ..., "reply": ..., "delay_s"?: ...}` per line."""
+"""Replays recorded replies: `{"sample_id": ..., "reply": ..., "delay_s"?: ...}` per line.
+Generation settings are ignored."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 from vqakit.models._messages import Completion, Message
 from vqakit.models._retry import BackendError
+from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
 
 
@@ -34,8 +35,10 @@ class ReplayBackend:
                 raise ValueError(f"{path}:{number}: reply must be text")
             self.replies[sample_id] = (reply, delay)
 
-    def prepare(self, messages: list[Message], params: dict[str, Any], sample_id: str | None) -> str | None:
-        return sample_id
+    def prepare(
+        self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
+    ) -> str | None:
+        return sample_id  # generation settings do not change a recorded reply
 
     async def send(self, sample_id: str | None) -> Completion:
         if sample_id is None or sample_id not in self.replies:

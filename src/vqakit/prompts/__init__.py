@@ -3,8 +3,10 @@
 A prompt is `<name>.txt`, a Jinja2 template (`{{ question }}`, `{% for ... %}`), rendered in
 Jinja's sandbox with undefined fields as errors and the result stripped. The generic prompts
 live in this folder; a benchmark system keeps its prompts in a `prompts/` folder beside its code
-and registers it with `register_prompt_folder`. Names are unique across folders. The hash of
-every prompt goes into each run's manifest.
+and registers it with `register_prompt_folder`. Names are unique across folders. A benchmark
+may also ship its own prompt as a file inside its folder (`prompt: prompts/my_mcq.txt` in its
+protocol): such a name is a path relative to the benchmark folder and may not leave it. The
+hash of every prompt goes into each run's manifest.
 """
 
 from __future__ import annotations
@@ -63,12 +65,36 @@ def prompt_path(name: str) -> Path:
     return found
 
 
-def load_prompt(name: str) -> str:
-    return prompt_path(name).read_text(encoding="utf-8")
+def is_file_prompt(name: str) -> bool:
+    """Whether `name` names a prompt file inside a benchmark folder rather than a registered one."""
+    return name.endswith(".txt") or "/" in name or "\\" in name
 
 
-def prompt_hash(name: str) -> str:
-    return hashlib.sha256(load_prompt(name).encode()).hexdigest()[:16]
+def _file_prompt(name: str, folder: str | Path | None) -> Path:
+    if folder is None:
+        raise ValueError(f"prompt {name!r} is a file; it can only be read from inside a benchmark folder")
+    root = Path(folder).resolve()
+    path = (root / name).resolve()
+    if Path(name).is_absolute() or not path.is_relative_to(root):
+        raise ValueError(f"prompt file {name!r} is outside the benchmark folder {folder}")
+    if not path.is_file():
+        raise ValueError(f"prompt file {name!r} not found in the benchmark folder {folder}")
+    return path
+
+
+def check_prompt(name: str, folder: str | Path | None = None) -> None:
+    """Raise ValueError when `name` is neither a registered prompt nor a prompt file inside
+    `folder` (a benchmark folder)."""
+    _file_prompt(name, folder) if is_file_prompt(name) else prompt_path(name)
+
+
+def load_prompt(name: str, folder: str | Path | None = None) -> str:
+    path = _file_prompt(name, folder) if is_file_prompt(name) else prompt_path(name)
+    return path.read_text(encoding="utf-8")
+
+
+def prompt_hash(name: str, folder: str | Path | None = None) -> str:
+    return hashlib.sha256(load_prompt(name, folder).encode()).hexdigest()[:16]
 
 
 @cache
@@ -81,12 +107,15 @@ def render_template_text(text: str, **fields: object) -> str:
     return _ENVIRONMENT.from_string(text).render(**fields).strip()
 
 
-def render_prompt(name: str, **fields: object) -> str:
-    path = prompt_path(name)
+def render_prompt(name: str, *, folder: str | Path | None = None, **fields: object) -> str:
+    """Render a registered prompt, or (with `folder`) a prompt file inside a benchmark folder."""
+    path = _file_prompt(name, folder) if is_file_prompt(name) else prompt_path(name)
     return _template(path, path.stat().st_mtime_ns).render(**fields).strip()
 
 
 __all__ = [
+    "check_prompt",
+    "is_file_prompt",
     "load_prompt",
     "prompt_hash",
     "prompt_names",

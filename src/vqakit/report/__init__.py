@@ -7,6 +7,7 @@ details and the frames a sample card shows through the decorators of `_hooks`.
 from vqakit.report._hooks import (
     SampleDetail,
     Section,
+    ShownFrames,
     Table,
     percent,
     register_sample_detail,
@@ -16,16 +17,21 @@ from vqakit.report._hooks import (
 from vqakit.report._page import write_report
 from vqakit.report._render import render_page, write_page
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
+from vqakit.report._tables import FORMATS, format_rows, result_rows
 
 __all__ = [
+    "FORMATS",
     "SampleDetail",
     "Section",
+    "ShownFrames",
     "Table",
+    "format_rows",
     "percent",
     "register_sample_detail",
     "register_section",
     "register_shown_frames",
     "render_page",
+    "result_rows",
     "write_page",
     "write_ranking_report",
     "write_report",

@@ -2,8 +2,8 @@
 
 - sections: `(results) -> [Section]`, tables shown after the accuracy breakdowns;
 - sample details: `(sample, prediction) -> SampleDetail | None`, lines shown in a sample's card;
-- shown frames: `(benchmark, sample, prediction) -> (video path, frame times) | None`, which
-  frames a card shows when they are not the sample's own video (e.g. a retrieved clip's).
+- shown frames: `(benchmark, sample, prediction) -> ShownFrames | None`, which frames a card
+  shows when they are not those the prediction saved for the sample (e.g. a retrieved clip's).
 
 Sections and details carry plain text; the page templates do all the HTML.
 """
@@ -32,6 +32,16 @@ class Section:
 
 
 @dataclass(frozen=True)
+class ShownFrames:
+    """The frames a sample card shows, at their times: a strip the run kept (a path relative to
+    the run folder), or else a video of the benchmark to decode once at those times."""
+
+    times_s: list[float]
+    strip: str | None = None
+    video: str | None = None
+
+
+@dataclass(frozen=True)
 class SampleDetail:
     lines: list[str]  # shown one per line
     folded_title: str = ""  # a collapsed block under the lines: its title ...
@@ -40,7 +50,7 @@ class SampleDetail:
 
 SectionHook = Callable[[dict[str, Any]], list[Section]]
 DetailHook = Callable[[Sample, Prediction], "SampleDetail | None"]
-FramesHook = Callable[[Benchmark, Sample, Prediction], "tuple[str, list[float]] | None"]
+FramesHook = Callable[[Benchmark, Sample, Prediction], "ShownFrames | None"]
 
 _SECTIONS: list[SectionHook] = []
 _DETAILS: list[DetailHook] = []

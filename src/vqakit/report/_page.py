@@ -1,10 +1,14 @@
-"""`report.html`: one self-contained page per run (no network, no external files).
+"""`report.html` and `samples/page-NNN.html`: the pages of a run (no network; everything they
+show is in the run folder).
 
-It shows the run's configuration, accuracy overall and per group with 95% intervals (table and
-bar chart), the sections of judges and benchmark systems, chosen against gold letters, and a
-browser over samples: question, options with gold and chosen marked, the raw reply, how the
-answer was read, what judges said, and thumbnails of the frames that were actually sent
-(re-decoded at their recorded times). Buttons filter to wrong, abstained or failed samples.
+`report.html` shows the run's configuration, accuracy (MCQ and judged open-ended apart, errors
+by kind beside it), per group with 95% intervals (table and bar chart), the sections of judges
+and benchmark systems, chosen against gold letters, what the run cost, and a table of every
+sample (filterable to wrong, abstained or failed ones) linking to its card. The cards live on
+pages of `PAGE_SIZE` samples: question, options with gold and chosen marked, the frames sent (the
+strip the run kept, enlarged on click), the prompt and subtitles sent, the reasoning and reply,
+how the answer was read and what judges said. Pages stay small for runs of any size, and
+regenerating them decodes no video for runs that kept their strips.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 from vqakit.report._hooks import Section, Table, section_hooks
 from vqakit.report._render import write_page
-from vqakit.report._samples import sample_card
+from vqakit.report._samples import sample_card, sample_row
 from vqakit.runs import REPORT, RunFolder
 from vqakit.schema import Benchmark
 from vqakit.scoring import judges
@@ -40,7 +44,7 @@ def _judge_sections(results: dict[str, Any]) -> list[Section]:
                 key.replace("_", " "),
                 str(value["n"]),
                 "n/a" if value["mean"] is None else f"{value['mean']:.2f}",
-                f"{value['ci95'][0]:.2f}–{value['ci95'][1]:.2f}",
+                "" if value["mean"] is None else f"{value['ci95'][0]:.2f}–{value['ci95'][1]:.2f}",
             ]
             for key, value in summary.items()
         ]
@@ -60,8 +64,12 @@ def _group_rows(buckets: dict[str, dict[str, Any]]) -> list[list[str]]:
     ]
 
 
+PAGE_SIZE = 100
+SAMPLE_PAGES = "samples"
+
+
 def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
-    """Write `report.html` into a run folder from its config, results, predictions and scores."""
+    """Write `report.html` and the sample pages into a run folder from its files."""
     run = RunFolder(folder)
     config, results = run.config, run.results
     predictions, scores, judged = run.predictions(), run.scores(), run.judgments()
@@ -70,12 +78,28 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     )
     protocol = config.get("protocol") or {}
     setup = run.manifest.get("shown") or f"frames {protocol.get('frames')}, prompt {protocol.get('prompt')}"
-    sections = _judge_sections(results) + [s for hook in section_hooks() for s in hook(results)]
-    cards = [
-        sample_card(benchmark, sample, predictions[sample.id], scores[sample.id], judged.get(sample.id, {}))
-        for sample in benchmark.samples
-        if sample.id in predictions and sample.id in scores
+    shown = [s for s in benchmark.samples if s.id in predictions and s.id in scores]
+    pages = [shown[i : i + PAGE_SIZE] for i in range(0, len(shown), PAGE_SIZE)]
+    names = [f"page-{number:03d}.html" for number in range(1, len(pages) + 1)]
+    _clear_pages(run.path / SAMPLE_PAGES)
+    for number, (name, page) in enumerate(zip(names, pages, strict=True)):
+        cards = [
+            sample_card(run.path, benchmark, s, predictions[s.id], scores[s.id], judged.get(s.id, {}))
+            for s in page
+        ]
+        write_page(
+            run.path / SAMPLE_PAGES / name,
+            "samples.html.j2",
+            title=f"{title} · samples {number * PAGE_SIZE + 1}-{number * PAGE_SIZE + len(page)}",
+            cards=cards,
+            previous=names[number - 1] if number else None,
+            next=names[number + 1] if number + 1 < len(names) else None,
+        )
+    rows = [
+        sample_row(s, predictions[s.id], scores[s.id], f"{SAMPLE_PAGES}/{names[i // PAGE_SIZE]}")
+        for i, s in enumerate(shown)
     ]
+    sections = _judge_sections(results) + [s for hook in section_hooks() for s in hook(results)]
     return write_page(
         run.path / REPORT,
         "report.html.j2",
@@ -85,5 +109,12 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
         results=results,
         group_rows={group: _group_rows(buckets) for group, buckets in results["groups"].items()},
         sections=sections,
-        cards=cards,
+        rows=rows,
     )
+
+
+def _clear_pages(folder: Path) -> None:
+    """Sample pages of an earlier report (the number of pages may have shrunk)."""
+    if folder.is_dir():
+        for page in folder.glob("page-*.html"):
+            page.unlink()

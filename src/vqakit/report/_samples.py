@@ -1,57 +1,60 @@
-"""The sample cards of a run report: question, options, frames sent, reply, how it was read."""
+"""The sample cards of a run report: question, options, the frames sent (as the strip the run
+kept), the prompt and reply, how the answer was read, and what judges said."""
 
 from __future__ import annotations
 
-import base64
-import io
+from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
-from vqakit.report._hooks import detail_hooks, frames_hooks
+from vqakit.report._hooks import ShownFrames, detail_hooks, frames_hooks
+from vqakit.runs import strip_path
 from vqakit.schema import Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS, judge_for_kind
 
-THUMB_SHORT_SIDE = 72
 
-
-def _shown_video(
-    benchmark: Benchmark, sample: Sample, prediction: Prediction
-) -> tuple[str, list[float]] | None:
-    """(video path, frame times) of the frames to show: a system's choice (e.g. a retrieved
-    clip's), else the sample's own video at the times sent."""
+def shown_frames(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> ShownFrames | None:
+    """A system's choice (e.g. a retrieved clip's frames), else the strip the prediction saved,
+    else the sample's own video at the times sent."""
     for hook in frames_hooks():
         shown = hook(benchmark, sample, prediction)
         if shown is not None:
             return shown
-    if prediction.retrieval is None and prediction.frames_s and sample.videos:
-        return sample.videos[0].path, prediction.frames_s
+    if prediction.retrieval is not None:
+        return None
+    if prediction.images:
+        return ShownFrames(prediction.frames_s, strip=prediction.images[0])
+    if prediction.frames_s and sample.videos:
+        return ShownFrames(prediction.frames_s, video=sample.videos[0].path)
     return None
 
 
-def _thumbnails(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> tuple[list[dict], str]:
-    """(thumbnails as data URLs with their times, error text)."""
-    shown = _shown_video(benchmark, sample, prediction)
+def frame_strip(
+    run: Path, benchmark: Benchmark, sample: Sample, prediction: Prediction
+) -> tuple[str | None, str]:
+    """(the strip's path relative to the run folder, or None; why there is none). A run made
+    before strips were kept has its frames decoded once and kept under `frames/`."""
+    shown = shown_frames(benchmark, sample, prediction)
     if shown is None:
-        return [], ""
-    from vqakit.models import clock
-    from vqakit.video import Resize, Timestamps, VideoError, sample_frames
+        return None, ""
+    if shown.strip is not None and (run / shown.strip).is_file():
+        return shown.strip, ""
+    if shown.video is None or not shown.times_s:
+        return None, ""
+    relative = strip_path(f"{sample.id}:report:{shown.video}")
+    if (run / relative).is_file():
+        return relative, ""
+    from vqakit.video import STRIP_HEIGHT, Resize, Timestamps, VideoError, sample_frames, write_strip
 
     try:
         frames = sample_frames(
-            benchmark.root / shown[0], Timestamps(tuple(shown[1])), resize=Resize(short_side=THUMB_SHORT_SIDE)
+            benchmark.root / shown.video,
+            Timestamps(tuple(shown.times_s)),
+            resize=Resize(short_side=STRIP_HEIGHT),
         )
     except VideoError as error:
-        return [], str(error)
-    thumbnails = []
-    for frame in frames:
-        buffer = io.BytesIO()
-        Image.fromarray(frame.image).save(buffer, format="JPEG", quality=70)
-        data = base64.b64encode(buffer.getvalue()).decode()
-        thumbnails.append(
-            {"src": f"data:image/jpeg;base64,{data}", "time_s": frame.time_s, "clock": clock(frame.time_s)}
-        )
-    return thumbnails, ""
+        return None, str(error)
+    write_strip(run / relative, [frame.image for frame in frames])
+    return relative, ""
 
 
 def _note(prediction: Prediction, score: dict[str, Any]) -> str:
@@ -66,18 +69,40 @@ def _note(prediction: Prediction, score: dict[str, Any]) -> str:
     return note
 
 
+def kind_of(score: dict[str, Any]) -> str:
+    """correct / wrong / abstained / error / unscored: how a sample is filtered and coloured."""
+    status = score["status"]
+    kind = ("correct" if score["correct"] else "wrong") if status == "answered" else status.split(":")[0]
+    return kind.split(" ")[0]
+
+
+def sample_row(sample: Sample, prediction: Prediction, score: dict[str, Any], page: str) -> dict[str, Any]:
+    """One line of the report's sample table."""
+    return {
+        "id": sample.id,
+        "kind": kind_of(score),
+        "status": score["status"],
+        "category": sample.metadata.category or "",
+        "chosen": score.get("chosen", ""),
+        "gold": score.get("gold", ""),
+        "link": f"{page}#{sample.id}",
+    }
+
+
 def sample_card(
+    run: Path,
     benchmark: Benchmark,
     sample: Sample,
     prediction: Prediction,
     score: dict[str, Any],
     records: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    """What the report template shows for one sample."""
-    status = score["status"]
-    kind = ("correct" if score["correct"] else "wrong") if status == "answered" else status.split(":")[0]
-    kind = kind.split(" ")[0]
-    thumbnails, frames_error = _thumbnails(benchmark, sample, prediction)
+    """What a samples page shows for one sample."""
+    from vqakit.models import clock
+
+    kind = kind_of(score)
+    strip, frames_error = frame_strip(run, benchmark, sample, prediction)
+    shown = shown_frames(benchmark, sample, prediction)
     judgments = []
     for record_kind, record in records.items():
         judge = judge_for_kind(record_kind)
@@ -87,18 +112,26 @@ def sample_card(
         judgments.append(f"{judge.title or judge.name} judge said: {said}")
     return {
         "id": sample.id,
-        "status": status,
+        "status": score["status"],
         "classes": f"{kind} {'wrong' if kind in ('abstained', 'error') else ''}",
         "tags": [tag for tag in [sample.metadata.category, *sample.metadata.skills] if tag],
         "question": sample.question,
         "options": [
-            {"letter": LETTERS[i], "text": text, "gold": i == sample.answer, "chosen": i == prediction.choice}
+            {
+                "letter": LETTERS[i],
+                "text": text,
+                "gold": i == sample.answer,
+                "chosen": LETTERS[i] == score.get("chosen"),
+            }
             for i, text in enumerate(sample.choices or [])
         ],
         "reference": None if sample.choices is not None else str(sample.answer),
-        "thumbnails": thumbnails,
+        "strip": f"../{strip}" if strip else None,
+        "times": [clock(t) for t in shown.times_s] if shown and strip else [],
         "frames_error": frames_error,
         "details": [d for hook in detail_hooks() if (d := hook(sample, prediction)) is not None],
+        "prompt": prediction.prompt,
+        "reasoning": prediction.reasoning,
         "reply": prediction.reply,
         "judgments": judgments,
         "note": _note(prediction, score),

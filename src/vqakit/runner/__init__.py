@@ -2,15 +2,16 @@
 pass, sweeps, audits and comparisons of run folders."""
 
 from vqakit.runner._audit import run_audit
+from vqakit.runner._checks import CheckedRun, check_run, run_protocol
 from vqakit.runner._compare import compare_run_folders
 from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
 from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
+from vqakit.runner._lock import RunLockedError
 from vqakit.runner._run import (
     RunConfigError,
     RunOutcome,
     benchmark_hash,
     run_eval,
-    run_protocol,
     write_scores,
 )
 from vqakit.runner._second_pass import judge_run, run_judges
@@ -18,12 +19,15 @@ from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
 
 __all__ = [
     "SWEEPABLE",
+    "CheckedRun",
     "EvalConfig",
     "EvalPlan",
     "RunConfigError",
+    "RunLockedError",
     "RunOutcome",
     "RunSetupError",
     "benchmark_hash",
+    "check_run",
     "compare_run_folders",
     "default_run_folder",
     "evaluate",

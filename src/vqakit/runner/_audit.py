@@ -5,6 +5,8 @@ the gold-letter and option-length biases. Writes `audit.json`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +24,23 @@ def run_audit(
     agree: int | None = None,
     out: str | Path | None = None,
     concurrency: int = 8,
+    *,
+    on_progress: Callable[[str, int, int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Path]:
-    """(the audit, the folder holding audit.json and one blind run per model)."""
+    """(the audit, the folder holding audit.json and one blind run per model).
+    `on_progress(model, done, total, errors)` follows each blind run."""
     benchmark = load_benchmark(bench)
-    folder = Path(out) if out is not None else Path("runs") / f"{slug(benchmark.card.name)}-audit"
+    folder = (
+        Path(out)
+        if out is not None
+        else Path("runs") / f"{slug(benchmark.card.name, empty='benchmark')}-audit"
+    )
     choices: dict[str, dict[str, int | None]] = {}
     for spec in specs:
         run = run_eval(
             EvalConfig(bench=bench, method="blind", model=spec, concurrency=concurrency),
             folder / slug(spec.split("#")[-1], empty="model"),
+            on_progress=None if on_progress is None else partial(on_progress, spec),
         )
         predictions = RunFolder(run.folder).predictions()
         choices[spec] = {sample_id: p.choice for sample_id, p in predictions.items()}

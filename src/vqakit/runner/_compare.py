@@ -15,5 +15,5 @@ def compare_run_folders(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
     a, b = RunFolder(run_a), RunFolder(run_b)
     if a.config.get("benchmark_hash") != b.config.get("benchmark_hash"):
         raise ValueError("the runs were made on different benchmark data (benchmark_hash differs)")
-    samples = load_benchmark(a.config["bench"]).samples
+    samples = load_benchmark(a.benchmark_location()).samples
     return compare_runs(samples, a.score_rows(), b.score_rows())

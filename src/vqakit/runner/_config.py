@@ -14,7 +14,17 @@ class RunSetupError(ValueError):
     """A run's settings are unusable; said before anything is written."""
 
 
-RESUMABLE_FIELDS = ("concurrency", "limit", "engine", "ray_address", "group_by")  # may change when resuming
+# may change when resuming: how the work is spread and what is reported, not what is predicted
+RESUMABLE_FIELDS = (
+    "concurrency",
+    "limit",
+    "engine",
+    "ray_address",
+    "group_by",
+    "keep_errors",
+    "errors_as_wrong",
+    "bench",  # the benchmark is identified by its content hash; its path may differ between places
+)
 
 # Fields EvalConfig had before methods owned their options and judges were plug-ins. Run folders
 # and code from then still load: these move into `method_args` when the method declares them
@@ -42,6 +52,7 @@ class EvalConfig(BaseModel):
     bench: str
     method: str = "direct"
     model: str | None = None
+    model_args: dict[str, Any] = {}  # generation settings of the model (vqakit.models.GenerationSettings)
     fallback: str | None = None  # model asked when the main model refuses or replies empty
     frames: str | None = None  # None: the benchmark protocol's
     short_side: int | None = None
@@ -53,7 +64,10 @@ class EvalConfig(BaseModel):
     ray_address: str | None = None  # existing Ray cluster; None starts a local instance
     group_by: tuple[str, ...] = ()  # metadata keys to break results down by, beyond the defaults
     judges: dict[str, str] = {}  # judge name -> model spec (e.g. {"open": "openai:gpt-4o-mini"})
+    judge_args: dict[str, dict[str, Any]] = {}  # judge name -> generation settings of its model
     method_args: dict[str, Any] = {}  # the method's options, validated by the method
+    keep_errors: bool = False  # resuming keeps samples that ended in an error instead of retrying them
+    errors_as_wrong: bool = False  # score failed MCQ samples as wrong (the strict number)
 
     @model_validator(mode="before")
     @classmethod
@@ -71,9 +85,30 @@ class EvalConfig(BaseModel):
             )
         return {name: spec for name, spec in value.items() if spec}
 
+    @field_validator("model_args")
+    @classmethod
+    def _model_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _settings(value)
+
+    @field_validator("judge_args")
+    @classmethod
+    def _judge_settings(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        return {name: settings for name, given in value.items() if (settings := _settings(given))}
+
     def options(self) -> BaseModel:
         """The method's validated options (raises MethodSetupError naming a bad one)."""
         return get_method(self.method).parse_options(self.method_args)
+
+
+def _settings(given: dict[str, Any]) -> dict[str, Any]:
+    """Generation settings as typed values, only those given (so `temperature=0.6` from the
+    command line and `0.6` from Python are the same run)."""
+    from vqakit.models import GenerationSettings
+
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in GenerationSettings.model_validate(given).given().items()
+    }
 
 
 def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
@@ -127,8 +162,18 @@ def make_config(settings: dict[str, Any]) -> EvalConfig:
     try:
         return EvalConfig(**settings)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg'].removeprefix('Value error, ')}"
-            for e in error.errors()
-        )
-        raise RunSetupError(problems) from None
+        problems = []
+        for problem in error.errors():
+            where = [str(part) for part in problem["loc"]] or ["settings"]
+            where[0] = _FLAGS.get(where[0], where[0])
+            problems.append(f"{' '.join(where)}: {str(problem['msg']).removeprefix('Value error, ')}")
+        raise RunSetupError("; ".join(problems)) from None
+
+
+# the command-line options that set these fields, to name them in messages
+_FLAGS = {
+    "model_args": "--model-arg",
+    "judge_args": "--judge-arg",
+    "method_args": "--method-arg",
+    "judges": "--judge",
+}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from vqakit.methods import MethodContext, get_method
@@ -49,13 +50,18 @@ async def predict(
             await context.model.aclose()
 
 
-def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol) -> MethodContext:
+def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol, folder: Path) -> MethodContext:
     model = None
     if config.model is not None:
         from vqakit.models import Model
 
-        fallback = Model(config.fallback, concurrency=config.concurrency) if config.fallback else None
-        model = Model(config.model, concurrency=config.concurrency, fallback=fallback)
+        settings = config.model_args or None
+        fallback = (
+            Model(config.fallback, concurrency=config.concurrency, settings=settings)
+            if config.fallback
+            else None
+        )
+        model = Model(config.model, concurrency=config.concurrency, fallback=fallback, settings=settings)
     return MethodContext(
         root=benchmark.root,
         protocol=protocol,
@@ -63,6 +69,7 @@ def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol) -> Me
         seed=config.seed,
         options=config.options(),
         benchmark=benchmark,
+        artifacts=folder,
     )
 
 
@@ -71,9 +78,10 @@ def run_local(
     config: EvalConfig,
     benchmark: Benchmark,
     protocol: Protocol,
+    folder: Path,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
-    asyncio.run(predict(samples, config, _context(config, benchmark, protocol), on_prediction))
+    asyncio.run(predict(samples, config, _context(config, benchmark, protocol, folder), on_prediction))
 
 
 @lru_cache(maxsize=4)
@@ -84,14 +92,17 @@ def _worker_benchmark(root: str) -> Benchmark:
     return load_benchmark(root)
 
 
-def _predict_batch(config_json: str, root: str, protocol_json: str, samples_json: list[str]) -> list[str]:
+def _predict_batch(
+    config_json: str, root: str, protocol_json: str, folder: str, samples_json: list[str]
+) -> list[str]:
     """Body of one Ray task: plain strings in and out, so nothing but vqakit must be importable."""
     from vqakit.schema import Sample
 
     config = EvalConfig.model_validate_json(config_json)
     samples = [Sample.model_validate_json(text) for text in samples_json]
     found: list[Prediction] = []
-    context = _context(config, _worker_benchmark(root), Protocol.model_validate_json(protocol_json))
+    protocol = Protocol.model_validate_json(protocol_json)
+    context = _context(config, _worker_benchmark(root), protocol, Path(folder))
     asyncio.run(predict(samples, config, context, found.append))
     return [prediction.model_dump_json() for prediction in found]
 
@@ -101,6 +112,7 @@ def run_ray(
     config: EvalConfig,
     benchmark: Benchmark,
     protocol: Protocol,
+    folder: Path,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
     try:
@@ -115,7 +127,9 @@ def run_ray(
     config_json, protocol_json = config.model_dump_json(), protocol.model_dump_json()
     batches = [samples[i : i + RAY_BATCH] for i in range(0, len(samples), RAY_BATCH)]
     pending = [
-        task.remote(config_json, str(benchmark.root), protocol_json, [s.model_dump_json() for s in batch])
+        task.remote(
+            config_json, str(benchmark.root), protocol_json, str(folder), [s.model_dump_json() for s in batch]
+        )
         for batch in batches
     ]
     while pending:

@@ -14,7 +14,9 @@ import asyncio
 import difflib
 import hashlib
 import json
+import os
 import platform
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,17 +26,18 @@ from typing import Any
 
 import yaml
 
-from vqakit.benchmarks import load_benchmark
+from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
-from vqakit.methods import get_method
-from vqakit.prompts import prompt_hash, prompt_names
+from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.report import write_report
+from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig, identity
 from vqakit.runner._engines import run_local, run_ray
+from vqakit.runner._lock import RunLock
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
-from vqakit.schema import Benchmark, Prediction, Protocol
-from vqakit.scoring import length_bucket, score_sample, summarise
+from vqakit.schema import Benchmark, Prediction
+from vqakit.scoring import length_bucket, score_sample, summarise, usage_totals
 
 
 class RunConfigError(Exception):
@@ -97,10 +100,22 @@ def _fresh_folder(folder: Path) -> Path:
     return candidate
 
 
-def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
-    """The benchmark's protocol with the run's overrides."""
-    overrides = {"frames": config.frames, "short_side": config.short_side, "prompt": config.prompt}
-    return benchmark.card.protocol.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+def _saved_bench(config: EvalConfig, benchmark: Benchmark, folder: Path) -> str:
+    """How config.yaml names the benchmark: a shipped one by name, a folder by its path relative
+    to the run folder (so the run resumes, and `compare` reads it, from any working directory)."""
+    if config.bench in BUILT_IN_NAMES and not Path(config.bench).is_dir():
+        return config.bench
+    return os.path.relpath(benchmark.root.resolve(), folder.resolve())
+
+
+def _redacted(prediction: Prediction) -> Prediction:
+    """No secret a server echoed into an error reaches the run folder."""
+    from vqakit.models import redact_secrets
+
+    if prediction.error is None:
+        return prediction
+    error = prediction.error.model_copy(update={"message": redact_secrets(prediction.error.message)})
+    return prediction.model_copy(update={"error": error})
 
 
 def run_eval(
@@ -108,61 +123,84 @@ def run_eval(
     out: str | Path,
     *,
     new_run: bool = False,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[int, int, int], None] | None = None,
 ) -> RunOutcome:
-    """Run `config` into folder `out` (resuming what is there), then score it."""
+    """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
+    error unless `config.keep_errors`), then score it. Everything is checked before the folder
+    is written. `on_progress(done, total, errors)` follows the samples."""
     benchmark = load_benchmark(config.bench)
-    protocol = run_protocol(config, benchmark)
-    method = get_method(config.method)  # an unknown method, bad options or an unusable benchmark
-    options = method.parse_options(config.method_args)  # fail before any folder is written
-    if method.preflight is not None:
-        method.preflight(benchmark, options)
+    checked = check_run(config, benchmark)
     folder = Path(out)
-    saved = {
-        **config.model_dump(mode="json"),
-        "method_args": options.model_dump(mode="json"),
-        "protocol": protocol.model_dump(),
-        "benchmark_hash": benchmark_hash(benchmark),
-    }
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    _check_or_write_config(folder, saved)
-    manifest = {
-        "versions": _versions(),
-        "benchmark": str(benchmark.root),
-        "benchmark_hash": saved["benchmark_hash"],
-        "shown": method.shown(options, protocol),
-        "prompt_hashes": {name: prompt_hash(name) for name in prompt_names()},
+    saved = {
+        **config.model_dump(mode="json"),
+        "bench": _saved_bench(config, benchmark, folder),
+        "method_args": checked.options.model_dump(mode="json"),
+        "protocol": checked.protocol.model_dump(),
+        "benchmark_hash": benchmark_hash(benchmark),
     }
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    with RunLock(folder):
+        _check_or_write_config(folder, saved)
+        prompts = {name: prompt_hash(name) for name in prompt_names()}
+        if is_file_prompt(checked.protocol.prompt):
+            prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
+        manifest = {
+            "versions": _versions(),
+            "benchmark": str(benchmark.root),
+            "benchmark_hash": saved["benchmark_hash"],
+            "shown": checked.method.shown(checked.options, checked.protocol),
+            "prompt_hashes": prompts,
+        }
+        write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+        return _run_locked(config, checked, benchmark, folder, on_progress)
 
+
+def _run_locked(
+    config: EvalConfig,
+    checked: CheckedRun,
+    benchmark: Benchmark,
+    folder: Path,
+    on_progress: Callable[[int, int, int], None] | None,
+) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    log = PredictionLog(folder / PREDICTIONS)
-    finished_before = sum(1 for s in samples if s.id in log.finished)
-    todo = [s for s in samples if s.id not in log.finished]
-    done = finished_before
+    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors)
+    finished_before = sum(1 for s in samples if log.done(s.id))
+    todo = [s for s in samples if not log.done(s.id)]
+    done, errors = finished_before, sum(1 for s in samples if log.done(s.id) and log.finished[s.id].error)
+    started = time.monotonic()
 
     def record(prediction: Prediction) -> None:
-        nonlocal done
-        log.append(prediction)
+        nonlocal done, errors
+        log.append(_redacted(prediction))
         done += 1
+        errors += prediction.error is not None
         if on_progress:
-            on_progress(done, len(samples))
+            on_progress(done, len(samples), errors)
 
+    if on_progress:
+        on_progress(done, len(samples), errors)
     try:
-        if config.engine == "ray":
-            run_ray(todo, config, benchmark, protocol, record)
-        elif config.engine == "local":
-            run_local(todo, config, benchmark, protocol, record)
-        else:
-            raise ValueError(f"unknown engine {config.engine!r}: use local or ray")
+        engine = run_ray if config.engine == "ray" else run_local
+        engine(todo, config, benchmark, checked.protocol, folder, record)
     finally:
         log.close()
-    judgments = JudgmentLog(folder / JUDGMENTS)
+    judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
     if config.judges:
-        asyncio.run(judge_run(config.judges, samples, log.finished, judgments, config.concurrency))
-    results = write_scores(folder, benchmark, samples, log.finished, judgments.by_sample(), config.group_by)
+        asyncio.run(
+            judge_run(config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args)
+        )
+    results = write_scores(
+        folder,
+        benchmark,
+        samples,
+        log.finished,
+        judgments.by_sample(),
+        config.group_by,
+        errors_as_wrong=config.errors_as_wrong,
+        wall_s=time.monotonic() - started,
+    )
     return RunOutcome(folder, finished_before, len(todo), results)
 
 
@@ -194,13 +232,18 @@ def write_scores(
     predictions: dict[str, Prediction],
     judgments: dict[str, dict[str, dict[str, Any]]] | None = None,
     group_by: tuple[str, ...] = (),
+    *,
+    errors_as_wrong: bool = False,
+    wall_s: float | None = None,
 ) -> dict:
     """Score every finished sample into scores.jsonl, results.json and report.html."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
     rows = [
-        score_sample(sample, predictions[sample.id], judgments.get(sample.id))
+        score_sample(
+            sample, predictions[sample.id], judgments.get(sample.id), errors_as_wrong=errors_as_wrong
+        )
         for sample in samples
         if sample.id in predictions
     ]
@@ -216,6 +259,9 @@ def write_scores(
         tuple(dict.fromkeys((*default_groups(), *group_by))),
         extra_groups={"video_length": lengths},
         min_group_size=benchmark.card.protocol.min_group_size,
+    )
+    results["usage"] = usage_totals(
+        [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s
     )
     results["benchmark"] = benchmark.card.name
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")

@@ -19,6 +19,11 @@ def _record(log: JudgmentLog, judge: Judge, sample_id: str) -> dict[str, Any] | 
     return found
 
 
+def _graded(log: JudgmentLog, judge: Judge, sample_id: str) -> bool:
+    """Whether the sample needs no (new) grading by this judge."""
+    return log.has(judge.name, sample_id) or bool(judge.legacy_kind and log.has(judge.legacy_kind, sample_id))
+
+
 async def run_judges(
     models: dict[str, Any], samples: list[Sample], predictions: dict[str, Prediction], log: JudgmentLog
 ) -> None:
@@ -38,7 +43,7 @@ async def run_judges(
                 for needed in judge.needs
                 if (record := _record(log, registered[needed], sample.id)) is not None
             }
-            if _record(log, judge, sample.id) is not None or not judge.wants(sample, prediction, earlier):
+            if _graded(log, judge, sample.id) or not judge.wants(sample, prediction, earlier):
                 continue
             graded = await judge.grade(models[name], sample, prediction, earlier)
             log.append({"sample_id": sample.id, "kind": name, "judge": str(models[name]), **graded})
@@ -52,11 +57,17 @@ async def judge_run(
     predictions: dict[str, Prediction],
     log: JudgmentLog,
     concurrency: int,
+    settings: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """`run_judges` with models made from specs, closed afterwards."""
+    """`run_judges` with models made from specs ({judge name: spec}) and their generation
+    settings ({judge name: settings}), closed afterwards."""
     from vqakit.models import Model
 
-    models = {name: Model(spec, concurrency=concurrency) for name, spec in specs.items()}
+    settings = settings or {}
+    models = {
+        name: Model(spec, concurrency=concurrency, settings=settings.get(name) or None)
+        for name, spec in specs.items()
+    }
     try:
         await run_judges(models, samples, predictions, log)
     finally:

@@ -7,6 +7,8 @@ The parameter is a run setting (`frames`, `short_side`, `prompt`) or any option 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +53,23 @@ def _with(base: EvalConfig, parameter: str, value: Any) -> EvalConfig:
 
 
 def run_sweep(
-    base: EvalConfig, parameter: str, values: list[Any], out: str | Path
+    base: EvalConfig,
+    parameter: str,
+    values: list[Any],
+    out: str | Path,
+    *,
+    on_progress: Callable[[str, int, int, int], None] | None = None,
 ) -> list[tuple[Any, RunOutcome]]:
+    """One run per value into `out/<parameter>=<value>`, then sweep.json and sweep.html.
+    `on_progress(value, done, total, errors)` follows each run's samples."""
     if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
         raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
     out = Path(out)
     outcomes = []
     for value in values:
         folder = out / slug(f"{parameter}={value}", max_length=200)
-        outcomes.append((value, run_eval(_with(base, parameter, value), folder)))
+        progress = None if on_progress is None else partial(on_progress, f"{parameter}={value}")
+        outcomes.append((value, run_eval(_with(base, parameter, value), folder, on_progress=progress)))
     table = [
         {
             "value": value,

@@ -11,6 +11,7 @@ report.html        the same for people
 
 from vqakit.runs._folder import (
     CONFIG,
+    FRAMES,
     JUDGMENTS,
     MANIFEST,
     PREDICTIONS,
@@ -19,11 +20,14 @@ from vqakit.runs._folder import (
     SCORES,
     RunFolder,
     RunFolderError,
+    strip_path,
 )
+from vqakit.runs._listing import RunSummary, list_runs
 from vqakit.runs._logs import JudgmentLog, PredictionLog
 
 __all__ = [
     "CONFIG",
+    "FRAMES",
     "JUDGMENTS",
     "MANIFEST",
     "PREDICTIONS",
@@ -34,4 +38,7 @@ __all__ = [
     "PredictionLog",
     "RunFolder",
     "RunFolderError",
+    "RunSummary",
+    "list_runs",
+    "strip_path",
 ]

@@ -3,6 +3,7 @@ sweep all read runs through `RunFolder`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from vqakit.files import complete_lines
+from vqakit.files import complete_lines, slug
 from vqakit.schema import Prediction
 
 CONFIG = "config.yaml"
@@ -20,6 +21,13 @@ JUDGMENTS = "judgments.jsonl"
 SCORES = "scores.jsonl"
 RESULTS = "results.json"
 REPORT = "report.html"
+FRAMES = "frames"  # strips of the frames sent, one JPEG per sample (or per described clip)
+
+
+def strip_path(key: str) -> str:
+    """The file of the frame strip kept under `key` (a sample id, or sample and clip), relative to
+    the run folder: a readable name plus a hash, so any id maps to one safe file name."""
+    return f"{FRAMES}/{slug(key, 80)}-{hashlib.sha256(key.encode()).hexdigest()[:8]}.jpg"
 
 
 class RunFolderError(ValueError):
@@ -48,6 +56,14 @@ class RunFolder:
             raise RunFolderError(f"{self.path / CONFIG}: expected a mapping of settings")
         return data
 
+    def benchmark_location(self) -> str | Path:
+        """Where the run's benchmark is: config.yaml names a folder by its path relative to the
+        run folder, a shipped benchmark by its name (runs made by earlier versions wrote a path
+        relative to where they ran, which is tried last)."""
+        bench = str(self.config.get("bench", ""))
+        beside = self.path / bench
+        return beside if bench and beside.is_dir() else bench
+
     def _json(self, name: str) -> dict[str, Any]:
         path = self.path / name
         if not path.is_file():
@@ -67,19 +83,15 @@ class RunFolder:
         return self._json(RESULTS)
 
     def predictions(self) -> dict[str, Prediction]:
-        """Finished predictions by sample id (the first line of a sample counts)."""
-        found: dict[str, Prediction] = {}
-        for prediction in complete_lines(
-            self.path / PREDICTIONS, Prediction.model_validate_json, repair=False
-        ):
-            found.setdefault(prediction.sample_id, prediction)
-        return found
+        """Each sample's latest prediction by sample id (a retried error is superseded)."""
+        lines = complete_lines(self.path / PREDICTIONS, Prediction.model_validate_json, repair=False)
+        return {prediction.sample_id: prediction for prediction in lines}
 
     def judgments(self, name: str = JUDGMENTS) -> dict[str, dict[str, dict[str, Any]]]:
-        """{sample id: {judge kind: record}} from judgments.jsonl (or another judgments file)."""
+        """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file)."""
         grouped: dict[str, dict[str, dict[str, Any]]] = {}
         for record in complete_lines(self.path / name, json.loads, repair=False):
-            grouped.setdefault(record["sample_id"], {}).setdefault(record["kind"], record)
+            grouped.setdefault(record["sample_id"], {})[record["kind"]] = record
         return grouped
 
     def scores(self) -> dict[str, dict[str, Any]]:

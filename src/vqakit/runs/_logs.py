@@ -1,4 +1,9 @@
-"""Append-only logs of a run folder that never lose or duplicate a finished record."""
+"""Append-only logs of a run folder that never lose a finished record.
+
+A later line for a sample supersedes an earlier one; lines are only ever appended, so a sample
+that ended in an error and is retried keeps its error line, followed by the new outcome. A
+successful line is final: nothing is appended after it.
+"""
 
 from __future__ import annotations
 
@@ -11,18 +16,27 @@ from vqakit.schema import Prediction
 
 
 class PredictionLog:
-    """predictions.jsonl: one line per finished sample. Opening it cuts off a line a kill left
-    half-written, so the run can go on appending."""
+    """predictions.jsonl. Opening it cuts off a line a kill left half-written, so the run can go
+    on appending. `finished` holds each sample's latest prediction; `done` is what a resumed run
+    skips: successful samples, and failed ones too when `retry_errors` is off."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, retry_errors: bool = True) -> None:
         self.path = path
+        self.retry_errors = retry_errors
         self.finished: dict[str, Prediction] = {}
         for prediction in complete_lines(path, Prediction.model_validate_json):
-            self.finished.setdefault(prediction.sample_id, prediction)
+            self.finished[prediction.sample_id] = prediction
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
+    def done(self, sample_id: str) -> bool:
+        prediction = self.finished.get(sample_id)
+        if prediction is None:
+            return False
+        return prediction.failed_for_good or not self.retry_errors
+
     def append(self, prediction: Prediction) -> None:
-        if prediction.sample_id in self.finished:
+        earlier = self.finished.get(prediction.sample_id)
+        if earlier is not None and earlier.failed_for_good:
             return
         append_synced(self._handle, prediction.model_dump_json())
         self.finished[prediction.sample_id] = prediction
@@ -32,24 +46,28 @@ class PredictionLog:
 
 
 class JudgmentLog:
-    """judgments.jsonl: one record per (judge, sample), each `{"sample_id", "kind", ...}` where
-    `kind` names the judge; the first record of a pair counts."""
+    """judgments.jsonl: records `{"sample_id", "kind", ...}` where `kind` names the judge. The
+    latest record of a (judge, sample) pair counts; a record with an `error` is graded again
+    when `retry_errors` is on."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, retry_errors: bool = True) -> None:
         self.path = path
+        self.retry_errors = retry_errors
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
         for record in complete_lines(path, json.loads):
-            self.records.setdefault((record["kind"], record["sample_id"]), record)
+            self.records[(record["kind"], record["sample_id"])] = record
 
     def has(self, kind: str, sample_id: str) -> bool:
-        return (kind, sample_id) in self.records
+        record = self.records.get((kind, sample_id))
+        return record is not None and (record.get("error") is None or not self.retry_errors)
 
     def get(self, kind: str, sample_id: str) -> dict[str, Any] | None:
         return self.records.get((kind, sample_id))
 
     def append(self, record: dict[str, Any]) -> None:
         key = (record["kind"], record["sample_id"])
-        if key in self.records:
+        earlier = self.records.get(key)
+        if earlier is not None and earlier.get("error") is None:
             return
         with open(self.path, "a", encoding="utf-8") as handle:
             append_synced(handle, json.dumps(record))

@@ -16,7 +16,7 @@ from vqakit.schema._folder import (
     load_folder,
     safe_media_path,
 )
-from vqakit.schema._prediction import Prediction, PredictionError
+from vqakit.schema._prediction import NOT_APPLICABLE, Prediction, PredictionError
 from vqakit.schema._sample import Metadata, ObjectTrack, Sample, TrackPoint, VideoRef
 from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times, parse_clock, parse_trace
@@ -24,6 +24,7 @@ from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times,
 __all__ = [
     "CARD",
     "CLIPS",
+    "NOT_APPLICABLE",
     "PASSAGES",
     "SAMPLES",
     "Benchmark",

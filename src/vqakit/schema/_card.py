@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from vqakit.schema._sample import NonEmpty
+from vqakit.schema._sample import Int, NonEmpty
 from vqakit.schema._spec import check_sampling_text
+
+# The name becomes part of folder names (run folders, the retrieval index in the cache), so it
+# may not hold a path separator, a control character or start with a dot.
+_NAME = re.compile(r"[^./\\\x00-\x1f\x7f][^/\\\x00-\x1f\x7f]{0,99}")
 
 
 class Protocol(BaseModel):
@@ -14,12 +20,12 @@ class Protocol(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     frames: NonEmpty = "uniform:16"  # frame sampling spec (vqakit.video.parse_sampling)
-    short_side: int | None = Field(448, ge=16)  # resize frames so the short side has this many px
+    short_side: Int | None = Field(448, ge=16)  # resize frames so the short side has this many px
     method: NonEmpty = "direct"  # how a sample becomes a prediction
     prompt: NonEmpty = "mcq"  # prompt template name
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
-    min_group_size: int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
+    min_group_size: Int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
 
     @field_validator("frames")
     @classmethod
@@ -50,3 +56,13 @@ class BenchmarkCard(BaseModel):
     protocol: Protocol = Protocol()
     sources: list[Source] = []  # attribution of shipped media / passages
     fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_a_file_name(cls, value: str) -> str:
+        if not _NAME.fullmatch(value):
+            raise ValueError(
+                f"{value!r} cannot be part of a folder name: use at most 100 characters, no '/', "
+                "'\\' or control characters, not starting with '.'"
+            )
+        return value

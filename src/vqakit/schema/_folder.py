@@ -7,19 +7,21 @@ Layout (paths relative to the folder; media may live anywhere inside it, never o
     corpus/clips.jsonl        optional retrieval clips (`Clip`)
     corpus/passages.jsonl     optional retrieval passages (`Passage`)
 
-Every problem is reported as `FILE:LINE: field: what is wrong` (`Problem`); checking never
-raises for bad input. Checks that need to open media go through a `MediaChecker`, which the
-caller supplies (the video layer sits above this one).
+Every problem is reported as `FILE:LINE: field: what is wrong` (`Problem`), always on one line;
+checking never raises for bad input, however hostile (bytes that are not UTF-8, NUL characters,
+JSON nested thousands of levels deep, numbers too large for 64 bits). Checks that need to open
+media go through a `MediaChecker`, which the caller supplies (see `_media_checks`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -27,15 +29,27 @@ from pydantic import BaseModel, ValidationError
 from vqakit.schema._card import BenchmarkCard
 from vqakit.schema._checks import Corpora, sample_checks
 from vqakit.schema._corpus import Clip, Passage
-from vqakit.schema._sample import Sample, VideoRef
-from vqakit.schema._trace import find_times
+from vqakit.schema._media_checks import MediaChecker as MediaChecker
+from vqakit.schema._media_checks import MediaChecks, media_path_problem
+from vqakit.schema._media_checks import safe_media_path as safe_media_path
+from vqakit.schema._sample import Sample
 
 CARD = "benchmark.yaml"
 SAMPLES = "samples.jsonl"
 CLIPS = "corpus/clips.jsonl"
 PASSAGES = "corpus/passages.jsonl"
 
+MAX_DEPTH = 100
+"""Deepest nesting of objects and lists a JSON line (or the card) may have."""
+
 Model = TypeVar("Model", bound=BaseModel)
+
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    """Control characters and line breaks written as escapes, so a problem stays one line."""
+    return _LINE_BREAKS.sub(lambda match: repr(match[0])[1:-1], text)
 
 
 @dataclass(frozen=True, order=True)
@@ -46,17 +60,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
-
-
-class MediaChecker(Protocol):
-    """Opens media for the checks that need it; each method raises with a readable message."""
-
-    def video_duration(self, path: Path) -> float: ...
-
-    def check_subtitles(self, path: Path) -> None: ...
-
-    def check_image(self, path: Path) -> None: ...
+        return _one_line(f"{self.file}:{self.line}: {self.field}: {self.message}")
 
 
 @dataclass
@@ -122,20 +126,72 @@ def _yaml_line(node: yaml.Node | None, loc: list[str]) -> int:
     return line
 
 
+def _outside(root: Path, relative: str) -> Problem | None:
+    """A problem when a data file of the folder is a link to a file outside it (never read)."""
+    if problem := media_path_problem(root, relative):
+        return Problem(relative, 0, "-", f"the file {problem}; it is not read")
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "holds a NUL character (\\u0000)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"holds an unpaired surrogate ({text[error.start]!r}), which is not Unicode text"
+    return None
+
+
+def _content_problem(data: Any) -> tuple[str, str] | None:
+    """(field, message) for the first value vqakit cannot keep: nesting deeper than `MAX_DEPTH`,
+    or text (key or value) with a NUL character or an unpaired surrogate."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
+    seen: set[int] = set()  # YAML aliases can share (or loop back to) a container
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            if problem := _text_problem(value):
+                return ".".join(where) or "-", problem
+            continue
+        if not isinstance(value, dict | list) or id(value) in seen:
+            continue
+        seen.add(id(value))
+        if len(where) >= MAX_DEPTH:
+            return ".".join(where[:3]) or "-", f"nested deeper than {MAX_DEPTH} levels"
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(key, str) and (problem := _text_problem(key)):
+                return ".".join(where) or "-", f"a key {problem}"
+            stack.append((item, (*where, str(key))))
+    return None
+
+
 def read_card(root: Path) -> tuple[BenchmarkCard | None, list[Problem]]:
     path = root / CARD
     if not path.is_file():
         return None, [Problem(CARD, 0, "-", "file not found: a benchmark folder needs benchmark.yaml")]
-    text = path.read_text(encoding="utf-8", errors="replace")
+    if outside := _outside(root, CARD):
+        return None, [outside]
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return None, [Problem(CARD, line, "-", f"not UTF-8 text (byte {raw[error.start]:#04x})")]
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark else 0
+        line = mark.line + 1 if mark else text[: getattr(error, "position", None) or 0].count("\n") + 1
         return None, [Problem(CARD, line, "-", f"not valid YAML ({getattr(error, 'problem', error)})")]
+    except RecursionError:
+        return None, [Problem(CARD, 0, "-", f"not usable YAML: nested deeper than {MAX_DEPTH} levels")]
     if not isinstance(data, dict):
         return None, [Problem(CARD, 1, "-", "must be a YAML mapping of card fields")]
+    if found := _content_problem(data):
+        return None, [Problem(CARD, _yaml_line(node, found[0].split(".")), *found)]
     try:
         return BenchmarkCard.model_validate(data), []
     except ValidationError as error:
@@ -145,40 +201,82 @@ def read_card(root: Path) -> tuple[BenchmarkCard | None, list[Problem]]:
         ]
 
 
-def read_jsonl(
-    root: Path, relative: str, model: type[Model]
+class _Unusable(ValueError):
+    """A JSON value that parses but that vqakit refuses (NaN, Infinity, numbers beyond 64 bits)."""
+
+
+def _parse_int(text: str) -> int:
+    value = int(text) if len(text) <= 20 else 1 << 64
+    if not -(1 << 63) <= value < 1 << 63:
+        shown = text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
+        raise _Unusable(f"number {shown} does not fit in 64 bits")
+    return value
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unusable(f"number {text[:24]} is too large")
+    return value
+
+
+def _parse_constant(text: str) -> Any:
+    raise _Unusable(f"{text} is not a JSON number")
+
+
+def _parse_line(raw: bytes) -> tuple[Any, str | None]:
+    """The JSON value of one line, or None and why it cannot be used."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, f"not UTF-8 text (byte {raw[error.start]:#04x} at column {error.start + 1})"
+    if not text.strip():
+        return None, None
+    try:
+        data = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
+    except json.JSONDecodeError as error:
+        return None, f"malformed JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
+    except _Unusable as error:
+        return None, f"unusable JSON ({error})"
+    except RecursionError:
+        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
+    return data, None
+
+
+def _parse_lines(
+    relative: str, lines: Iterator[bytes], model: type[Model]
 ) -> Iterator[tuple[int, Model | None, list[Problem]]]:
-    """(line number, parsed record or None, problems) for each non-blank line."""
-    with open(root / relative, encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                data: Any = json.loads(raw)
-            except json.JSONDecodeError as error:
-                yield (
-                    number,
-                    None,
-                    [Problem(relative, number, "-", f"malformed JSON ({error.msg} at column {error.colno})")],
-                )
-                continue
-            if not isinstance(data, dict):
-                yield number, None, [Problem(relative, number, "-", "each line must be a JSON object")]
-                continue
+    for number, raw in enumerate(lines, start=1):
+        data, problem = _parse_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
+        if problem is None and data is None:
+            continue  # a blank line
+        if problem is None and not isinstance(data, dict):
+            problem = "each line must be a JSON object"
+        if problem is not None:
+            yield number, None, [Problem(relative, number, "-", problem)]
+        elif found := _content_problem(data):
+            yield number, None, [Problem(relative, number, *found)]
+        else:
             try:
                 yield number, model.model_validate(data), []
             except ValidationError as error:
                 yield number, None, _problems_from(error, relative, number)
 
 
-def safe_media_path(root: Path, relative: str) -> Path | None:
-    """The media file's path, or None when `relative` is absolute or leaves the folder."""
-    if Path(relative).is_absolute() or relative.startswith("~"):
-        return None
-    resolved = (root / relative).resolve()
-    if not resolved.is_relative_to(root.resolve()):
-        return None
-    return root / relative
+def read_jsonl(
+    root: Path, relative: str, model: type[Model]
+) -> Iterator[tuple[int, Model | None, list[Problem]]]:
+    """(line number, parsed record or None, problems) for each non-blank line."""
+    if outside := _outside(root, relative):
+        yield 0, None, [outside]
+        return
+    try:
+        with open(root / relative, "rb") as handle:
+            yield from _parse_lines(relative, handle, model)
+    except OSError as error:
+        yield 0, None, [Problem(relative, 0, "-", f"cannot be read ({error.strerror})")]
 
 
 def _records(
@@ -201,89 +299,12 @@ def _records(
     return found
 
 
-class _MediaChecks:
-    """Checks of files that samples and clips point at, with each video probed once."""
-
-    def __init__(self, root: Path, checker: MediaChecker | None, problems: list[Problem]) -> None:
-        self.root, self.checker, self.problems = root, checker, problems
-        self.durations: dict[str, float | None] = {}
-
-    def _file(self, file: str, line: int, name: str, relative: str) -> Path | None:
-        path = safe_media_path(self.root, relative)
-        if path is None:
-            self.problems.append(Problem(file, line, name, f"path {relative!r} escapes the benchmark folder"))
-            return None
-        if not path.is_file():
-            self.problems.append(Problem(file, line, name, f"missing media file {relative!r}"))
-            return None
-        return path
-
-    def video(self, file: str, line: int, name: str, ref: VideoRef) -> float | None:
-        path = self._file(file, line, f"{name}.path", ref.path)
-        if path is None or self.checker is None:
-            return None
-        if ref.path not in self.durations:
-            try:
-                self.durations[ref.path] = self.checker.video_duration(path)
-            except Exception as error:
-                self.durations[ref.path] = None
-                self.problems.append(Problem(file, line, f"{name}.path", f"unreadable video: {error}"))
-        duration = self.durations[ref.path]
-        if duration is not None:
-            for key in ("start_s", "end_s"):
-                value = getattr(ref, key)
-                if value is not None and value > duration + 1e-3:
-                    self.problems.append(
-                        Problem(
-                            file,
-                            line,
-                            f"{name}.{key}",
-                            f"{value:g}s is beyond the video's duration ({duration:.3f}s)",
-                        )
-                    )
-        return duration
-
-    def other(self, file: str, line: int, name: str, relative: str, kind: str) -> None:
-        path = self._file(file, line, name, relative)
-        if path is None or self.checker is None:
-            return
-        try:
-            self.checker.check_subtitles(path) if kind == "subtitles" else self.checker.check_image(path)
-        except Exception as error:
-            self.problems.append(Problem(file, line, name, f"unreadable {kind}: {error}"))
-
-
-def _beyond(file: str, line: int, name: str, time_s: float, duration: float | None) -> Problem | None:
-    if duration is not None and time_s > duration + 1e-3:
-        return Problem(file, line, name, f"{time_s:g}s is beyond the video's duration ({duration:.3f}s)")
-    return None
-
-
 def _check_sample(
-    line: int, sample: Sample, media: _MediaChecks, corpora: Corpora, problems: list[Problem]
+    line: int, sample: Sample, media: MediaChecks, corpora: Corpora, problems: list[Problem]
 ) -> None:
-    durations = [media.video(SAMPLES, line, f"videos.{i}", ref) for i, ref in enumerate(sample.videos)]
     if not sample.videos and not sample.gold_clips:
         problems.append(Problem(SAMPLES, line, "videos", "a sample needs videos, or gold_clips to retrieve"))
-    if sample.subtitles is not None:
-        media.other(SAMPLES, line, "subtitles", sample.subtitles, "subtitles")
-    for t, track in enumerate(sample.objects):
-        if track.video >= len(sample.videos):
-            problems.append(
-                Problem(SAMPLES, line, f"objects.{t}.video", f"no video {track.video} in this sample")
-            )
-            continue
-        for p, point in enumerate(track.points):
-            name = f"objects.{t}.points.{p}"
-            if problem := _beyond(SAMPLES, line, f"{name}.time_s", point.time_s, durations[track.video]):
-                problems.append(problem)
-            if point.mask is not None:
-                media.other(SAMPLES, line, f"{name}.mask", point.mask, "mask")
-    if sample.reasoning and sample.videos:
-        for start, end in find_times(sample.reasoning):
-            if problem := _beyond(SAMPLES, line, "reasoning", max(start, end), durations[0]):
-                problems.append(problem)
-                break
+    media.sample(SAMPLES, line, sample)
     for key, known, corpus in (
         ("gold_clips", corpora.clips, CLIPS),
         ("gold_passages", corpora.passages, PASSAGES),
@@ -292,20 +313,29 @@ def _check_sample(
             if item not in known:
                 problems.append(Problem(SAMPLES, line, key, f"id {item!r} is not in {corpus}"))
     for check in sample_checks():
-        problems += [Problem(SAMPLES, line, name, message) for name, message in check(sample, corpora)]
+        try:
+            found = list(check(sample, corpora))
+        except Exception as error:  # a plug-in's bug must not hide the other problems
+            failed = f"check {getattr(check, '__qualname__', check)} failed: {type(error).__name__}: {error}"
+            problems.append(Problem(SAMPLES, line, "-", failed))
+            continue
+        problems += [Problem(SAMPLES, line, name, message) for name, message in found]
 
 
 def check_folder(
-    root: str | Path, media: MediaChecker | None = None
+    root: str | Path, media: MediaChecker | None = None, *, missing_media_ok: bool = False
 ) -> tuple[Benchmark | None, list[Problem]]:
-    """Read and check a benchmark folder; the benchmark is None when the card or samples fail."""
+    """Read and check a benchmark folder; the benchmark is None when the card or samples fail.
+    `missing_media_ok`: a missing media file is not a problem (see `MediaChecks`)."""
     root = Path(root)
     if not root.is_dir():
         return None, [Problem(str(root), 0, "-", "not a benchmark folder (no such directory)")]
     problems: list[Problem] = []
     card, card_problems = read_card(root)
     problems.extend(card_problems)
-    media_checks = _MediaChecks(root, media, problems)
+    media_checks = MediaChecks(
+        root, media, lambda *where: problems.append(Problem(*where)), missing_ok=missing_media_ok
+    )
     clips: dict[str, tuple[int, Clip]] = {}
     passages: dict[str, tuple[int, Passage]] = {}
     if (root / CLIPS).is_file():
@@ -341,9 +371,11 @@ def check_folder(
     return benchmark, problems
 
 
-def load_folder(root: str | Path, media: MediaChecker | None = None) -> Benchmark:
+def load_folder(
+    root: str | Path, media: MediaChecker | None = None, *, missing_media_ok: bool = False
+) -> Benchmark:
     """Load a benchmark folder, raising `BenchmarkError` listing every problem found."""
-    benchmark, problems = check_folder(root, media)
+    benchmark, problems = check_folder(root, media, missing_media_ok=missing_media_ok)
     if problems or benchmark is None:
         raise BenchmarkError(Path(root), problems)
     return benchmark

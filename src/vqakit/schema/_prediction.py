@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+NOT_APPLICABLE = "not_applicable"  # the method does not answer this kind of sample: not a failure
+
 
 class PredictionError(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -27,11 +29,26 @@ class Prediction(BaseModel):
     extraction: str | None = None  # extraction rule, or why it abstained
     frames_s: list[float] = []  # times of the frames actually sent
     error: PredictionError | None = None
-    latency_s: float = 0.0
+    latency_s: float = 0.0  # summed over the sample's model calls
     input_tokens: int = 0
     output_tokens: int = 0
+    calls: int = 0  # model calls made for the sample (cache hits included)
+    cached_calls: int = 0  # of which answered from the response cache
+    reasoning: str | None = None  # the model's separate thinking text, when it returns one
+    prompt: str | None = None  # the text of the final request (question, options, subtitles sent)
+    images: list[str] = []  # files (relative to the run folder) of images the method saved as sent
     # retrieval methods: what was retrieved and shown (query, clips, windows, captions, passages)
     retrieval: dict[str, Any] | None = None
+
+    @property
+    def failed_for_good(self) -> bool:
+        """An outcome that trying again cannot change: a success, or a method that does not apply."""
+        return self.error is None or self.error.type == NOT_APPLICABLE
+
+    @classmethod
+    def not_applicable(cls, sample_id: str, method: str, why: str) -> Prediction:
+        """The method does not answer this sample (e.g. an MCQ-only baseline on an open-ended one)."""
+        return cls.failed(sample_id, method, NOT_APPLICABLE, why)
 
     @classmethod
     def failed(

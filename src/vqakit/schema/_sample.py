@@ -10,14 +10,28 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from vqakit.schema._trace import TraceStep, parse_trace
 
 OBJECT_ID = re.compile(r"^.+-[0-9a-f]{16}$")
 
+MAX_CHOICES = 26
+"""Options of an MCQ are lettered A..Z, so an MCQ has 2 to 26 choices."""
+
+
+def _not_bool(value: Any) -> Any:
+    # JSON true/false would otherwise pass as 1/0 (bool is an int in Python)
+    if isinstance(value, bool):
+        raise ValueError(f"must be a number, not {str(value).lower()}")
+    return value
+
+
 NonEmpty = Annotated[str, Field(min_length=1)]
-Seconds = Annotated[float, Field(ge=0)]
+Int = Annotated[int, BeforeValidator(_not_bool)]
+Number = Annotated[float, BeforeValidator(_not_bool), Field(allow_inf_nan=False)]
+Seconds = Annotated[float, BeforeValidator(_not_bool), Field(ge=0, allow_inf_nan=False)]
+Hop = Annotated[Literal[1, 2], BeforeValidator(_not_bool)]
 
 
 class _Strict(BaseModel):
@@ -42,7 +56,7 @@ class TrackPoint(_Strict):
     """Where an object is at one moment: a box (pixels of the displayed frame) and/or a mask."""
 
     time_s: Seconds
-    box: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1
+    box: tuple[Number, Number, Number, Number] | None = None  # x0, y0, x1, y1
     mask: NonEmpty | None = None  # path to a PNG, non-zero pixels are the object
 
     @model_validator(mode="after")
@@ -60,7 +74,7 @@ class ObjectTrack(_Strict):
 
     id: NonEmpty  # "knife-2c3afc468fb10cb2": name, dash, 16 hex digits
     label: NonEmpty  # class name drawn or written next to the object: "knife"
-    video: int = Field(0, ge=0)  # index into Sample.videos
+    video: Int = Field(0, ge=0)  # index into Sample.videos
     points: list[TrackPoint] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -80,7 +94,7 @@ class Metadata(BaseModel):
 
     category: str | None = None  # question category / type
     skills: list[str] = []  # abilities the question needs (Minerva-Ego: 2 or more)
-    hop: Literal[1, 2] | None = None  # EgoFact: 1-hop (video) or 2-hop (video + passage)
+    hop: Hop | None = None  # EgoFact: 1-hop (video) or 2-hop (video + passage)
     grounding: Literal["local", "temporal"] | None = None  # EgoFact: one event, or before/after
     modality: str | None = None  # what the answer needs: "visual", "subtitles", "passages", ...
 
@@ -117,7 +131,14 @@ class Sample(_Strict):
     @classmethod
     def _answer_kind(cls, data: Any) -> Any:
         # Decide int-vs-text by the presence of choices, so that "3" never becomes index 3.
-        if isinstance(data, dict) and data.get("choices") is None and isinstance(data.get("answer"), int):
+        if not isinstance(data, dict):
+            return data
+        answer = data.get("answer")
+        if isinstance(answer, bool):
+            raise ValueError(
+                f"answer: {str(answer).lower()} is not an answer: give a 0-based choice index (MCQ) or text"
+            )
+        if data.get("choices") is None and isinstance(answer, int):
             raise ValueError("answer: an open-ended question (no choices) needs the reference answer as text")
         return data
 
@@ -127,6 +148,9 @@ class Sample(_Strict):
             return self
         if len(self.choices) < 2:
             raise ValueError(f"choices: an MCQ needs at least 2 choices, got {len(self.choices)}")
+        if len(self.choices) > MAX_CHOICES:
+            count = len(self.choices)
+            raise ValueError(f"choices: an MCQ has at most {MAX_CHOICES} choices (A to Z), got {count}")
         if not isinstance(self.answer, int) or isinstance(self.answer, bool):
             raise ValueError(f"answer: with choices, the answer is a 0-based index, got {self.answer!r}")
         if not 0 <= self.answer < len(self.choices):

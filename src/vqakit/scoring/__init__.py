@@ -18,19 +18,16 @@ from vqakit.scoring._hooks import (
     register_metric,
     register_score_fields,
 )
+from vqakit.scoring._intervals import SMALL_GROUP, accuracy_summary, bootstrap_interval, wilson_interval
 from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
 from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
-from vqakit.scoring._metrics import (
-    accuracy_summary,
-    bootstrap_interval,
-    length_bucket,
-    score_sample,
-    summarise,
-)
+from vqakit.scoring._metrics import length_bucket, score_sample, summarise
+from vqakit.scoring._usage import usage_totals
 from vqakit.scoring._verdicts import parse_yes_no
 
 __all__ = [
     "LETTERS",
+    "SMALL_GROUP",
     "ChoiceExtractor",
     "Extraction",
     "Judge",
@@ -62,4 +59,6 @@ __all__ = [
     "register_score_fields",
     "score_sample",
     "summarise",
+    "usage_totals",
+    "wilson_interval",
 ]

@@ -14,13 +14,12 @@ from vqakit.scoring._labels import format_options
 from vqakit.scoring._verdicts import parse_yes_no
 
 
-async def judge_reply(
-    model: Any, prompt: str, sample_id: str, max_tokens: int
-) -> tuple[str | None, str | None]:
-    """(reply, error message) of one judge call."""
+async def judge_reply(model: Any, prompt: str, sample_id: str) -> tuple[str | None, str | None]:
+    """(reply, error message) of one judge call. No token cap is set here: a judge's model is
+    run with its own generation settings (`--judge-arg`), so thinking judges have room."""
     from vqakit.models import Message
 
-    completion = await model.complete([Message.user(prompt)], sample_id=sample_id, max_tokens=max_tokens)
+    completion = await model.complete([Message.user(prompt)], sample_id=sample_id)
     return completion.text, completion.error.message if completion.error else None
 
 
@@ -45,7 +44,7 @@ class OpenAnswerJudge(Judge):
             reference=str(sample.answer),
             candidate=prediction.reply or "",
         )
-        raw, error = await judge_reply(model, prompt, sample.id, 8)
+        raw, error = await judge_reply(model, prompt, sample.id)
         return {"raw": raw, "verdict": None if error else parse_yes_no(raw), "error": error}
 
     def verdict(self, sample: Sample, record: dict[str, Any]) -> bool | None:
@@ -73,7 +72,7 @@ class ChoiceExtractor(Judge):
             options=format_options(sample.choices),
             reply=prediction.reply or "",
         )
-        raw, error = await judge_reply(model, prompt, sample.id, 8)
+        raw, error = await judge_reply(model, prompt, sample.id)
         result = None if error else extract_choice(raw, len(sample.choices))
         choice = result.choice if result is not None and result.rule == "bare" else None
         return {"raw": raw, "choice": choice, "error": error}

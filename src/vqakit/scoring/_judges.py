@@ -23,6 +23,7 @@ import numpy as np
 
 from vqakit.plugins import load_plugins
 from vqakit.schema import Prediction, Sample
+from vqakit.scoring._intervals import bootstrap_interval
 
 
 class Judge:
@@ -116,10 +117,8 @@ def judge_for_kind(kind: str) -> Judge | None:
 def mean_summary(values: list[float], low: float = 0.0, high: float = 1.0) -> dict[str, Any]:
     """`{n, mean, ci95}` of scores on [low, high], with a 95% bootstrap interval: the shape the
     report shows for any judge that summarises several scores as a table of means."""
-    from vqakit.scoring._metrics import bootstrap_interval
-
     if not values:
-        return {"n": 0, "mean": None, "ci95": [float("nan"), float("nan")]}
+        return {"n": 0, "mean": None, "ci95": [None, None]}
     span = high - low
     scaled = [(value - low) / span for value in values]
     lower, upper = bootstrap_interval(scaled)

@@ -1,10 +1,13 @@
-"""Per-sample scores and run-level results: accuracy, groups, bootstrap intervals, letters.
+"""Per-sample scores and run-level results: accuracy, groups, intervals, errors, letters.
 
 MCQ: a sample is correct when the chosen option (read by the rules, or by a judge that decides
-choices when the rules abstained) equals the gold index; abstentions and failed calls count as
-wrong and are reported separately. Open-ended samples are correct when a judge that decides
-correctness says so, and unscored without one. Judges and benchmark systems add their own
-per-sample fields and run-level metrics (`_judges`, `_hooks`).
+choices when the rules abstained) equals the gold index; an abstention counts as wrong. Open-ended
+samples are correct when a judge that decides correctness says so, and unscored without one.
+A sample whose method or model call failed is an error, never a score: it is left out of every
+accuracy and counted by kind beside it (`errors_as_wrong` gives the strict number, with failed
+MCQ samples counted as wrong). MCQ accuracy and judged open-ended accuracy are also reported
+apart. Judges and benchmark systems add their own per-sample fields and run-level metrics
+(`_judges`, `_hooks`).
 """
 
 from __future__ import annotations
@@ -12,10 +15,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-import numpy as np
-
-from vqakit.schema import Prediction, Sample
+from vqakit.schema import NOT_APPLICABLE, Prediction, Sample
 from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
+from vqakit.scoring._intervals import accuracy_summary
 from vqakit.scoring._judges import Judge, judge_for_kind, judges
 from vqakit.scoring._labels import LETTERS
 
@@ -38,19 +40,27 @@ def _fields(sample: Sample, prediction: Prediction, choice: int | None) -> dict[
 
 
 def score_sample(
-    sample: Sample, prediction: Prediction, records: dict[str, dict[str, Any]] | None = None
+    sample: Sample,
+    prediction: Prediction,
+    records: dict[str, dict[str, Any]] | None = None,
+    *,
+    errors_as_wrong: bool = False,
 ) -> dict[str, Any]:
     """Score one prediction; `records` holds its judgment records by kind (judge name)."""
     judged = _by_judge(records)
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
     for judge, record in judged:
         row.update(judge.fields(sample, record))
+    if prediction.error is not None and prediction.error.type == NOT_APPLICABLE:
+        row.update(_fields(sample, prediction, None))
+        return {**row, "correct": None, "status": "not applicable"}
     if prediction.error is not None:
         row.update(_fields(sample, prediction, None))
         return {
             **row,
-            "correct": False if sample.is_mcq else None,
+            "correct": False if sample.is_mcq and errors_as_wrong else None,
             "status": f"error: {prediction.error.type}",
+            "error": prediction.error.type,
         }
     if not sample.is_mcq:
         row.update(_fields(sample, prediction, None))
@@ -87,23 +97,6 @@ def score_sample(
     }
 
 
-def bootstrap_interval(values: list[float], *, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile bootstrap interval of the mean."""
-    if not values:
-        return (float("nan"), float("nan"))
-    data = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(resamples, data.size))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def accuracy_summary(values: list[float]) -> dict[str, Any]:
-    """`{n, accuracy, ci95}` of 0/1 values."""
-    low, high = bootstrap_interval(values)
-    return {"n": len(values), "accuracy": float(np.mean(values)) if values else None, "ci95": [low, high]}
-
-
 LENGTH_BUCKETS = ((60, "<1 min"), (180, "1-3 min"), (600, "3-10 min"), (1800, "10-30 min"))
 
 
@@ -113,6 +106,11 @@ def length_bucket(seconds: float) -> str:
         if seconds < limit:
             return label
     return "30+ min"
+
+
+def _chance(samples: list[Sample]) -> float | None:
+    """The accuracy a uniformly random choice has in expectation on these MCQ samples."""
+    return sum(1 / len(s.choices) for s in samples if s.choices) / len(samples) if samples else None
 
 
 def _group_buckets(
@@ -148,8 +146,17 @@ def summarise(
     video_length this way). Judges and registered metrics add their own keys."""
     by_id = {s.id: s for s in samples}
     scored = [row for row in scores if row["correct"] is not None]
+    mcq = [row for row in scored if row["mcq"]]
     results: dict[str, Any] = {
         "overall": accuracy_summary([float(row["correct"]) for row in scored]),
+        "mcq": accuracy_summary([float(row["correct"]) for row in mcq]),
+        "open_ended": accuracy_summary([float(row["correct"]) for row in scored if not row["mcq"]]),
+        "errors": {
+            "n": sum(1 for row in scores if "error" in row),
+            "by_kind": dict(sorted(Counter(row["error"] for row in scores if "error" in row).items())),
+            "counted_as_wrong": any("error" in row and row["correct"] is False for row in scores),
+        },
+        "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
         "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
         "groups": _group_buckets(by_id, scored, groups or default_groups(), extra_groups or {}),
     }

@@ -11,10 +11,12 @@ from vqakit.video._probe import VideoInfo, probe
 from vqakit.video._resize import Resize
 from vqakit.video._sampling import sample_frames
 from vqakit.video._segment import fixed_windows
+from vqakit.video._strip import STRIP_HEIGHT, image_strip, write_strip
 from vqakit.video._subtitles import Cue, cues_between, parse_subtitles, read_subtitles
 from vqakit.video._synthetic import read_frame_index, write_index_clip
 
 __all__ = [
+    "STRIP_HEIGHT",
     "Cue",
     "Fps",
     "Frame",
@@ -34,6 +36,7 @@ __all__ = [
     "draw_marks",
     "fixed_windows",
     "frame_index",
+    "image_strip",
     "marks_at",
     "parse_sampling",
     "parse_style",
@@ -46,4 +49,5 @@ __all__ = [
     "select_times",
     "write_frames",
     "write_index_clip",
+    "write_strip",
 ]

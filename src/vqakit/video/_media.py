@@ -14,7 +14,9 @@ class VideoMediaChecker:
     """Implements `schema.MediaChecker` with PyAV and Pillow."""
 
     def video_duration(self, path: Path) -> float:
-        return probe(path).duration_s
+        """Duration from the header, after checking that the data reaches the declared end (a
+        truncated file whose header is intact opens like a whole one)."""
+        return probe(path, check_end=True).duration_s
 
     def check_subtitles(self, path: Path) -> None:
         read_subtitles(path)

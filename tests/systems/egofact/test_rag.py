@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("transformers")
@@ -163,8 +165,12 @@ def test_rag_localize_run_on_the_sample(tmp_path, bench, clip_spec, index_folder
     report = (tmp_path / "run/report.html").read_text()
     for heading in ("Retrieval success", "sufficiency judge", "chosen statements", "By hop_grounding"):
         assert heading in report
-    assert "localized on: a hand picks up an object (after)" in report
-    assert report.count("data:image/jpeg") == 46 * 15  # the frames described of one clip per sample
+    cards = (tmp_path / "run/samples/page-001.html").read_text()
+    assert "localized on: a hand picks up an object (after)" in cards
+    strips = re.findall(r'<img src="\.\./(frames/[^"]+)"', cards)
+    assert len(strips) == 46  # the frames described of one clip per sample, kept as a strip
+    shown = Image.open(tmp_path / "run" / strips[0])
+    assert shown.width > 10 * shown.height  # 15 frames side by side
 
 
 def context_for(bench, model, **options) -> MethodContext:

@@ -106,7 +106,7 @@ class SufficiencyJudge(Judge):
         assert found is not None, "the sufficiency judge needs a described gold clip"
         clip, caption = found
         prompt = render_prompt("sufficiency", question=sample.question, caption=caption)
-        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency", 8)
+        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency")
         return {"clip": clip, "raw": raw, "verdict": None if error else parse_yes_no(raw), "error": error}
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:

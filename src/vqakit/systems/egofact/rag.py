@@ -27,8 +27,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from vqakit.methods import MethodContext, MethodSetupError, method
+from vqakit.methods import MethodContext, MethodSetupError, method, save_strip
 from vqakit.prompts import render_prompt
+from vqakit.runs import strip_path
 from vqakit.schema import Benchmark, Prediction, PredictionError, Protocol, Sample
 from vqakit.scoring import format_options
 from vqakit.systems.egofact.rag_retriever import shared_retriever
@@ -72,6 +73,7 @@ async def _caption(
     except Exception as error:  # a clip that cannot be decoded is reported, not fatal
         costs.errors[f"caption:{clip.id}"] = f"video: {error}"
         return None, []
+    await asyncio.to_thread(save_strip, context, f"{sample.id}-{clip.id}", list(frames.images))
     prompt = render_prompt("rag_caption", count=str(len(frames.images)), question=sample.question)
     completion = await context.model.complete(
         [Message.user(frames, prompt)], sample_id=f"{sample.id}:caption:{clip.id}"
@@ -184,6 +186,18 @@ async def _windows(
     return windows
 
 
+def _strips(context: MethodContext, sample: Sample, trace: dict[str, Any]) -> list[str]:
+    """The saved frame strips of the described clips (`clip_strip` finds a clip's)."""
+    if context.artifacts is None:
+        return []
+    return [clip_strip(sample.id, clip) for clip, times in (trace.get("frames_s") or {}).items() if times]
+
+
+def clip_strip(sample_id: str, clip_id: str) -> str:
+    """Where the strip of a clip's described frames is kept, relative to the run folder."""
+    return strip_path(f"{sample_id}-{clip_id}")
+
+
 async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode) -> Prediction:
     from vqakit.models import Message
 
@@ -219,7 +233,15 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
         if costs.errors:
             trace["step_errors"] = costs.errors
         return Prediction.failed(
-            sample.id, name, failure.kind, str(failure), model=model, retrieval=trace, frames_s=frames_s
+            sample.id,
+            name,
+            failure.kind,
+            str(failure),
+            model=model,
+            retrieval=trace,
+            frames_s=frames_s,
+            images=_strips(context, sample, trace),
+            **costs.fields(),
         )
 
     prompt = answer_prompt(sample, [captions[c] for c in clip_ids if c in captions], passages, benchmark)
@@ -232,11 +254,12 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
         "method": name,
         "model": model,
         "reply": completion.text,
+        "reasoning": completion.reasoning,
+        "prompt": prompt,
         "frames_s": frames_s,
-        "latency_s": costs.latency_s,
-        "input_tokens": costs.input_tokens,
-        "output_tokens": costs.output_tokens,
+        "images": _strips(context, sample, trace),
         "retrieval": trace,
+        **costs.fields(),
     }
     if completion.error is not None:
         return Prediction(
@@ -302,6 +325,7 @@ def _register(name: str, mode: Mode, needs_frames: bool, summary: str) -> None:
         options=RagOptions,
         preflight=_preflight(name, needs_frames),
         describe=_describe(mode),
+        extras=("embed",),
     )(run)
 
 

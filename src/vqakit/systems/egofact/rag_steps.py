@@ -67,12 +67,26 @@ class StepCosts:
     latency_s: float = 0.0
     input_tokens: int = 0
     output_tokens: int = 0
+    calls: int = 0
+    cached_calls: int = 0
     errors: dict[str, str] = field(default_factory=dict)
 
     def add(self, completion: Any) -> None:
         self.latency_s += completion.latency_s
         self.input_tokens += completion.usage.input_tokens
         self.output_tokens += completion.usage.output_tokens
+        self.calls += 1
+        self.cached_calls += int(completion.cached)
+
+    def fields(self) -> dict[str, Any]:
+        """The prediction fields these costs fill."""
+        return {
+            "latency_s": self.latency_s,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "calls": self.calls,
+            "cached_calls": self.cached_calls,
+        }
 
 
 class StepFailed(Exception):

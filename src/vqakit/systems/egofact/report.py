@@ -8,6 +8,7 @@ from typing import Any
 from vqakit.report import (
     SampleDetail,
     Section,
+    ShownFrames,
     Table,
     percent,
     register_sample_detail,
@@ -15,6 +16,7 @@ from vqakit.report import (
     register_shown_frames,
 )
 from vqakit.schema import Benchmark, Prediction, Sample
+from vqakit.systems.egofact.rag import clip_strip
 
 _SPLITS = ["all", "n", "answered correctly", "n", "answered wrongly", "n"]
 
@@ -85,16 +87,19 @@ def shown_clip(sample: Sample, prediction: Prediction) -> str | None:
 
 
 @register_shown_frames
-def clip_frames(
-    benchmark: Benchmark, sample: Sample, prediction: Prediction
-) -> tuple[str, list[float]] | None:
-    """Retrieval runs show the frames of the gold clip when it was retrieved, else the top clip's."""
+def clip_frames(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> ShownFrames | None:
+    """Retrieval runs show the frames of the gold clip when it was retrieved, else the top clip's:
+    the strip the run kept of them, or the clip's video at the times described."""
     if prediction.retrieval is None:
         return None
     shown = shown_clip(sample, prediction)
     if shown is None or shown not in benchmark.clips:
         return None
-    return benchmark.clips[shown].video.path, prediction.retrieval["frames_s"][shown]
+    times = prediction.retrieval["frames_s"][shown]
+    strip = clip_strip(sample.id, shown)
+    if strip in prediction.images:
+        return ShownFrames(times, strip=strip)
+    return ShownFrames(times, video=benchmark.clips[shown].video.path)
 
 
 @register_sample_detail

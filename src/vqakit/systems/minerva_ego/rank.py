@@ -34,7 +34,7 @@ def kendall_tau(first: list[str], second: list[str]) -> float:
 def _grade(run: Path, judge_spec: str, concurrency: int) -> dict[str, Any]:
     """Grade one run's reasoning with one rubric judge (resumably), and its criteria means."""
     folder = RunFolder(run)
-    samples = [s for s in load_benchmark(folder.config["bench"]).samples if s.reasoning]
+    samples = [s for s in load_benchmark(folder.benchmark_location()).samples if s.reasoning]
     log = JudgmentLog(folder.path / f"judgments-{slug(judge_spec)}.jsonl")
     asyncio.run(judge_run({RubricJudge.name: judge_spec}, samples, folder.predictions(), log, concurrency))
     graded = [record["scores"] for (kind, _), record in log.records.items() if kind == RubricJudge.name]

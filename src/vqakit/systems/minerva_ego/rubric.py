@@ -58,7 +58,7 @@ class RubricJudge(Judge):
             reference=sample.reasoning or "",
             candidate=prediction.reply or "",
         )
-        raw, error = await judge_reply(model, prompt, sample.id, 64)
+        raw, error = await judge_reply(model, prompt, sample.id)
         return {"raw": raw, "scores": dict.fromkeys(CRITERIA) if error else parse_rubric(raw), "error": error}
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:

@@ -37,7 +37,12 @@ folder (card, samples, clip and passage corpora, media) plus `build/` holding `s
 from vqakit.builders import InputError
 from vqakit.systems.egofact.builder.context import EgoFactBuildConfig
 from vqakit.systems.egofact.builder.inputs import Event, read_events, read_passages
-from vqakit.systems.egofact.builder.pipeline import BuildOutcome, EgoFactBuilder, build_egofact
+from vqakit.systems.egofact.builder.pipeline import (
+    BuildOutcome,
+    EgoFactBuilder,
+    build_egofact,
+    build_egofact_from_specs,
+)
 
 __all__ = [
     "BuildOutcome",
@@ -46,6 +51,7 @@ __all__ = [
     "Event",
     "InputError",
     "build_egofact",
+    "build_egofact_from_specs",
     "read_events",
     "read_passages",
 ]

@@ -54,6 +54,7 @@ class EgoFactBuilder:
         image_embedder: Any,
         out: Path,
         on_stage: Callable[[Stage], None] | None = None,
+        on_step: Callable[[int, int], None] | None = None,
     ) -> None:
         self.config = config
         self.out = out
@@ -61,7 +62,14 @@ class EgoFactBuilder:
         self.journal = BuildJournal(folder)
         self.log = StageLog(folder, on_stage)
         self.context = BuildContext(
-            config, llm, vlm, text_embedder, image_embedder, ModelSteps(self.journal), self.log, folder
+            config,
+            llm,
+            vlm,
+            text_embedder,
+            image_embedder,
+            ModelSteps(self.journal, on_step),
+            self.log,
+            folder,
         )
         self.videos: dict[str, Path] = {}
         self.passages: dict[str, Passage] = {}
@@ -172,16 +180,18 @@ def build_egofact(
     image_embedder: Any = None,
     config: EgoFactBuildConfig | None = None,
     on_stage: Callable[[Stage], None] | None = None,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> BuildOutcome:
     """Run steps 1-9 into `out` (resuming journaled model steps) and write the benchmark folder.
 
     `llm`/`vlm` are `vqakit.models.Model`s (or anything with the same async `complete`);
     `text_embedder` has `embed(texts)`, `image_embedder` (optional) `embed_images(images)`.
+    `on_stage(stage)` is called as each stage closes, `on_step(done, failed)` as model steps end.
     Raises `InputError` for unusable inputs and `BenchmarkError` when the folder does not validate.
     """
     config = config or EgoFactBuildConfig()
     out = Path(out)
-    builder = EgoFactBuilder(config, llm, vlm, text_embedder, image_embedder, out, on_stage)
+    builder = EgoFactBuilder(config, llm, vlm, text_embedder, image_embedder, out, on_stage, on_step)
 
     async def run_and_close() -> list[Query]:
         try:
@@ -211,4 +221,38 @@ def build_egofact(
         passages=len(used_passages),
         reused_calls=builder.journal.reused,
         notes=builder.notes,
+    )
+
+
+def build_egofact_from_specs(
+    videos_dir: str | Path,
+    events_path: str | Path,
+    passages_path: str | Path,
+    out: str | Path,
+    *,
+    llm: str,
+    vlm: str | None = None,
+    text_embedder: str = "minilm",
+    image_embedder: str | None = None,
+    config: EgoFactBuildConfig | None = None,
+    concurrency: int = 8,
+    on_stage: Callable[[Stage], None] | None = None,
+    on_step: Callable[[int, int], None] | None = None,
+) -> BuildOutcome:
+    """`build_egofact` with models and embedders named by spec strings (`vqakit build egofact`)."""
+    from vqakit.models import EmbeddingCache, ImageTextEmbedder, Model, TextEmbedder
+
+    cache = EmbeddingCache()
+    return build_egofact(
+        videos_dir,
+        events_path,
+        passages_path,
+        out,
+        llm=Model(llm, concurrency=concurrency),
+        vlm=Model(vlm, concurrency=concurrency) if vlm else None,
+        text_embedder=TextEmbedder(text_embedder, cache=cache),
+        image_embedder=ImageTextEmbedder(image_embedder, cache=cache) if image_embedder else None,
+        config=config,
+        on_stage=on_stage,
+        on_step=on_step,
     )

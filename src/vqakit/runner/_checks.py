@@ -1,0 +1,104 @@
+"""Everything a run needs, checked before its folder is written: a run that cannot work fails at
+once with one plain line, and leaves nothing behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from vqakit.extras import has_extra, install_line
+from vqakit.methods import Method, get_method
+from vqakit.prompts import check_prompt
+from vqakit.runner._config import EvalConfig, RunSetupError
+from vqakit.schema import Benchmark, Protocol, parse_sampling
+from vqakit.scoring import group_keys, judges
+
+
+@dataclass(frozen=True)
+class CheckedRun:
+    """What the checks found usable: the method, its validated options, and the protocol with
+    the run's overrides."""
+
+    method: Method
+    options: BaseModel
+    protocol: Protocol
+
+
+def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
+    """The benchmark's protocol with the run's overrides, validated."""
+    overrides = {"frames": config.frames, "short_side": config.short_side, "prompt": config.prompt}
+    merged = {**benchmark.card.protocol.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
+    try:
+        return Protocol.model_validate(merged)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        value = merged.get(field)
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        raise RunSetupError(f"--{field.replace('_', '-')} {value!r}: {message}") from None
+
+
+def _check_model(spec: str, role: str) -> None:
+    from vqakit.models import check_model_spec
+
+    try:
+        check_model_spec(spec)
+    except ValueError as error:
+        raise RunSetupError(f"{role} {spec!r}: {error}") from None
+
+
+def _check_settings(spec: str, settings: dict[str, Any], role: str) -> None:
+    from vqakit.models import GenerationSettings
+
+    try:
+        GenerationSettings.model_validate(settings)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors())
+        raise RunSetupError(f"{role} {spec!r} settings: {problems}") from None
+
+
+def _check_groups(config: EvalConfig, benchmark: Benchmark) -> None:
+    for key in config.group_by:
+        if not any(group_keys(sample, key) for sample in benchmark.samples):
+            raise RunSetupError(
+                f"--group-by {key}: no sample of {benchmark.card.name} has this metadata key or group"
+            )
+
+
+def check_run(config: EvalConfig, benchmark: Benchmark) -> CheckedRun:
+    """Raise RunSetupError (or MethodSetupError) naming the first thing that cannot work."""
+    protocol = run_protocol(config, benchmark)
+    try:
+        parse_sampling(protocol.frames)
+    except ValueError as error:
+        raise RunSetupError(f"--frames {protocol.frames!r}: {error}") from None
+    try:
+        check_prompt(protocol.prompt, benchmark.root)
+    except ValueError as error:
+        raise RunSetupError(f"--prompt: {error}") from None
+    method = get_method(config.method)
+    options = method.check(benchmark, config.method_args)
+    if method.needs_model and config.model is None:
+        raise RunSetupError(f"method {method.name} needs --model (see `vqakit models`)")
+    if config.engine == "ray" and not has_extra("ray"):
+        raise RunSetupError(f"--engine ray needs the ray extra: {install_line('ray')}")
+    if config.engine not in ("local", "ray"):
+        raise RunSetupError(f"--engine {config.engine!r}: use local or ray")
+    for spec, role, settings in (
+        (config.model, "--model", config.model_args),
+        (config.fallback, "--fallback", config.model_args),
+    ):
+        if spec is not None:
+            _check_model(spec, role)
+            _check_settings(spec, settings, role)
+    registered = judges()
+    for name, spec in config.judges.items():
+        _check_model(spec, f"judge {name}")
+        _check_settings(spec, config.judge_args.get(name, {}), f"judge {name}")
+    unknown = sorted(name for name in config.judge_args if name not in registered)
+    if unknown:
+        raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}")
+    _check_groups(config, benchmark)
+    return CheckedRun(method, options, protocol)

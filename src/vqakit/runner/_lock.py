@@ -1,0 +1,47 @@
+"""One writer per run folder: a second `vqakit eval` on the same folder stops at once with a
+clear message instead of doing all the work again and writing duplicate lines."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+LOCK = ".lock"
+
+
+class RunLockedError(RuntimeError):
+    """Another process is writing to the run folder."""
+
+
+class RunLock:
+    """An exclusive advisory lock on `<folder>/.lock`, released on exit (or when the process dies)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / LOCK
+        self._handle: int | None = None
+
+    def __enter__(self) -> RunLock:
+        handle = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(handle, 32).decode(errors="replace").strip() or "another process"
+            os.close(handle)
+            raise RunLockedError(
+                f"{self.path.parent} is in use by another vqakit eval (pid {holder}); wait for it to "
+                "finish, or choose another --out"
+            ) from None
+        os.ftruncate(handle, 0)
+        os.write(handle, str(os.getpid()).encode())
+        self._handle = handle
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            os.close(self._handle)
+            self._handle = None

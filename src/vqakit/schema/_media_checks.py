@@ -1,0 +1,169 @@
+"""Checks of the files that samples and clips point at: subtitles, masks and videos.
+
+Every media path is relative to the benchmark folder and must stay inside it, also after
+symbolic links are followed, so that nothing a benchmark file says makes vqakit read elsewhere.
+Each file is looked up once and each video probed once, but every line that refers to a bad
+file gets its own problem. Opening media goes through a `MediaChecker` the caller supplies
+(the video layer sits above this one).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from vqakit.schema._sample import Sample, VideoRef
+from vqakit.schema._trace import find_times
+
+Report = Callable[[str, int, str, str], None]
+"""Records one problem: file, line, field, message."""
+
+
+class MediaChecker(Protocol):
+    """Opens media for the checks that need it; each method raises with a readable message."""
+
+    def video_duration(self, path: Path) -> float:
+        """The video's duration in seconds; raises for unreadable or truncated files."""
+        ...
+
+    def check_subtitles(self, path: Path) -> None: ...
+
+    def check_image(self, path: Path) -> None: ...
+
+
+def media_path_problem(root: Path, relative: str) -> str | None:
+    """Why `relative` cannot name a file of the benchmark folder `root`; None when it can."""
+    if "\x00" in relative:
+        return "holds a NUL character"
+    if Path(relative).is_absolute() or relative.startswith("~"):
+        return "is absolute; media paths are relative to the benchmark folder"
+    try:
+        inside = (root / relative).resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop (Python 3.11)
+        return f"cannot be followed ({getattr(error, 'strerror', None) or 'symbolic link loop'})"
+    if inside:
+        return None
+    base = os.path.normpath(root.absolute())
+    if Path(os.path.normpath(os.path.join(base, relative))).is_relative_to(base):
+        return "escapes the benchmark folder through a symbolic link"
+    return "escapes the benchmark folder"
+
+
+def safe_media_path(root: Path, relative: str) -> Path | None:
+    """The media file's path, or None when `relative` is absolute or leads out of the folder
+    (through `..` or a symbolic link)."""
+    return None if media_path_problem(root, relative) else root / relative
+
+
+def _shown(relative: str) -> str:
+    return repr(relative) if len(relative) <= 120 else f"{relative[:100]!r}... ({len(relative)} characters)"
+
+
+def _beyond(time_s: float, duration: float | None) -> str | None:
+    if duration is not None and time_s > duration + 1e-3:
+        return f"{time_s:g}s is beyond the video's duration ({duration:.3f}s)"
+    return None
+
+
+class MediaChecks:
+    """The media checks of one folder; `report` receives every problem found. With `missing_ok`
+    a missing file is not a problem (loading a benchmark to run it: each sample that needs the
+    file fails on its own), while a path that leaves the folder still is."""
+
+    def __init__(
+        self, root: Path, checker: MediaChecker | None, report: Report, *, missing_ok: bool = False
+    ) -> None:
+        self.root, self.checker, self.report = root, checker, report
+        self.missing_ok = missing_ok
+        self._found: dict[str, Path | str] = {}  # relative path -> file, or why it is unusable
+        self._opened: dict[tuple[str, str], tuple[float | None, str | None]] = {}  # -> (duration, problem)
+
+    def _file(self, relative: str) -> Path | str | None:
+        """The file, or why it is unusable, or None when it is missing and that is allowed."""
+        if relative not in self._found:
+            self._found[relative] = self._locate(relative)
+        found = self._found[relative]
+        if self.missing_ok and isinstance(found, str) and found.startswith("missing media file"):
+            return None
+        return found
+
+    def _locate(self, relative: str) -> Path | str:
+        if problem := media_path_problem(self.root, relative):
+            return f"path {_shown(relative)} {problem}"
+        path = self.root / relative
+        try:
+            if path.is_file():
+                return path
+            exists = path.exists()
+        except OSError as error:  # e.g. a name too long for the file system
+            return f"media file {_shown(relative)} cannot be looked up ({error.strerror})"
+        if exists:
+            return f"media file {_shown(relative)} is not a regular file"
+        return f"missing media file {_shown(relative)}"
+
+    def _open(
+        self, checker: MediaChecker, kind: str, relative: str, path: Path
+    ) -> tuple[float | None, str | None]:
+        key = (kind, relative)
+        if key not in self._opened:
+            try:
+                if kind == "video":
+                    self._opened[key] = (float(checker.video_duration(path)), None)
+                else:
+                    (checker.check_subtitles if kind == "subtitles" else checker.check_image)(path)
+                    self._opened[key] = (None, None)
+            except Exception as error:
+                self._opened[key] = (None, f"unreadable {kind}: {error}")
+        return self._opened[key]
+
+    def video(self, file: str, line: int, name: str, ref: VideoRef) -> float | None:
+        """Check one video reference; its duration when the video could be opened."""
+        found = self._file(ref.path)
+        if isinstance(found, str):
+            self.report(file, line, f"{name}.path", found)
+            return None
+        if self.checker is None or found is None:
+            return None
+        duration, problem = self._open(self.checker, "video", ref.path, found)
+        if problem is not None:
+            self.report(file, line, f"{name}.path", problem)
+        for key in ("start_s", "end_s"):
+            value = getattr(ref, key)
+            if value is not None and (message := _beyond(value, duration)):
+                self.report(file, line, f"{name}.{key}", message)
+        return duration
+
+    def other(self, file: str, line: int, name: str, relative: str, kind: str) -> None:
+        """Check a subtitle file (`kind` "subtitles") or a mask image ("mask")."""
+        found = self._file(relative)
+        if isinstance(found, str):
+            self.report(file, line, name, found)
+        elif (
+            found is not None
+            and self.checker is not None
+            and (problem := self._open(self.checker, kind, relative, found)[1])
+        ):
+            self.report(file, line, name, problem)
+
+    def sample(self, file: str, line: int, sample: Sample) -> None:
+        """Every media check of one sample: videos, subtitles, track points, trace times."""
+        durations = [self.video(file, line, f"videos.{i}", ref) for i, ref in enumerate(sample.videos)]
+        if sample.subtitles is not None:
+            self.other(file, line, "subtitles", sample.subtitles, "subtitles")
+        for t, track in enumerate(sample.objects):
+            if track.video >= len(sample.videos):
+                self.report(file, line, f"objects.{t}.video", f"no video {track.video} in this sample")
+                continue
+            for p, point in enumerate(track.points):
+                name = f"objects.{t}.points.{p}"
+                if message := _beyond(point.time_s, durations[track.video]):
+                    self.report(file, line, f"{name}.time_s", message)
+                if point.mask is not None:
+                    self.other(file, line, f"{name}.mask", point.mask, "mask")
+        if sample.reasoning and sample.videos:
+            for start, end in find_times(sample.reasoning):
+                if message := _beyond(max(start, end), durations[0]):
+                    self.report(file, line, "reasoning", message)
+                    break

@@ -1,0 +1,76 @@
+"""`vqakit runs` lists run folders with their headline numbers; `vqakit export` writes their
+results as CSV, Markdown or LaTeX; small groups get Wilson intervals."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vqakit.cli import main
+from vqakit.runner import EvalConfig, run_eval
+from vqakit.scoring import accuracy_summary, wilson_interval
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    run_eval(EvalConfig(bench="sample", method="random"), root / "sample-random")
+    run_eval(EvalConfig(bench="sample", method="random", seed=1, limit=10), root / "nested" / "seed1")
+    return root
+
+
+def test_runs_lists_every_run_folder(runs: Path):
+    result = CliRunner().invoke(main, ["runs", str(runs)])
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].startswith("run") and len(lines) == 3
+    assert any("sample-random" in line and "random" in line and "36" in line for line in lines)
+    assert "no run folders" in CliRunner().invoke(main, ["runs", str(runs / "nested" / "seed1" / "x")]).output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "latex"])
+def test_export_writes_one_table(runs: Path, fmt: str, tmp_path: Path):
+    out = tmp_path / f"table.{fmt}"
+    folders = [str(runs / "sample-random"), str(runs / "nested" / "seed1")]
+    result = CliRunner().invoke(main, ["export", *folders, "--format", fmt, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    if fmt == "csv":
+        rows = list(csv.DictReader(io.StringIO(text)))
+        overall = [r for r in rows if r["group"] == "overall"]
+        assert len(overall) == 2 and {r["method"] for r in rows} == {"random"}
+        assert any(r["group"] == "category" and r["key"] == "object" for r in rows)
+        assert 0 <= float(overall[0]["accuracy"]) <= 1
+    elif fmt == "markdown":
+        assert text.startswith("| run | method |") and "| overall |" in text
+    else:
+        assert text.startswith("\\begin{tabular}") and "\\end{tabular}" in text and "ci95\\_low" in text
+
+
+def test_small_groups_get_wilson_intervals():
+    small = accuracy_summary([1.0, 1.0, 1.0])
+    assert (
+        small["interval"] == "wilson"
+        and small["ci95"][1] == 1.0
+        and small["ci95"][0] == pytest.approx(0.4385, abs=1e-3)
+    )
+    large = accuracy_summary([1.0] * 20 + [0.0] * 20)
+    assert large["interval"] == "bootstrap"
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-3)
+
+
+def test_random_reports_analytic_chance(runs: Path):
+    import json
+
+    results = json.loads((runs / "sample-random" / "results.json").read_text())
+    five, six = 28, 8  # five- and six-option MCQs of the sample
+    assert results["chance"] == pytest.approx((five / 5 + six / 6) / 36)
+    line = CliRunner().invoke(
+        main, ["eval", "sample", "--method", "random", "--out", str(runs / "sample-random")]
+    )
+    assert f"(chance {100 * results['chance']:.1f}%)" in line.output
