@@ -59,7 +59,8 @@ class Method:
             return self.options.model_validate(values)
         except ValidationError as error:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in error.errors()
+                f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg'].removeprefix('Value error, ')}"
+                for e in error.errors()
             )
             raise MethodSetupError(f"method {self.name}: {problems}") from None
 
