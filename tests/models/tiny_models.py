@@ -30,6 +30,14 @@ CHAT_TEMPLATE_SMOLVLM = (
 )
 
 
+def seeded(seed: int = 0) -> None:
+    """Random weights, but the same ones every time: a test of generation then sees the same
+    (random) reply on every machine instead of, now and then, an end-of-text token first."""
+    import torch
+
+    torch.manual_seed(seed)
+
+
 def byte_tokenizer(special: list[str], chat_template: str):
     """A byte-level BPE tokenizer without merges, plus the model's special tokens."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
@@ -100,6 +108,7 @@ def build_tiny_qwen25_vl(folder: Path) -> Path:
         eos_token_id=ids["<|im_end|>"],
         pad_token_id=ids["<|endoftext|>"],
     )
+    seeded()
     model = Qwen2_5_VLForConditionalGeneration(config)
     model.generation_config.eos_token_id = ids["<|im_end|>"]
     model.generation_config.pad_token_id = ids["<|endoftext|>"]
@@ -159,6 +168,7 @@ def build_tiny_smolvlm(folder: Path) -> Path:
         scale_factor=2,
         pad_token_id=end_id,
     )
+    seeded()
     model = SmolVLMForConditionalGeneration(config)
     model.generation_config.eos_token_id = end_id
     model.generation_config.pad_token_id = end_id
@@ -220,6 +230,7 @@ def build_tiny_clip(folder: Path, family: str = "clip") -> Path:
     tokenizer.model_max_length = 32
     text, vision = _dual_encoder_configs(tokenizer)
     extra = {"projection_dim": 16} if family == "clip" else {}
+    seeded()
     model = Model(Config(text_config=text, vision_config=vision, **extra))
     if family == "clip":
         images = ImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32})
@@ -284,6 +295,7 @@ def build_tiny_llava_onevision(folder: Path) -> Path:
         image_grid_pinpoints=pinpoints,
         vision_feature_layer=-1,
     )
+    seeded()
     model = LlavaOnevisionForConditionalGeneration(config)
     model.generation_config.eos_token_id, model.generation_config.pad_token_id = end_id, pad_id
     processor = LlavaOnevisionProcessor(
@@ -308,6 +320,7 @@ def build_tiny_owlv2(folder: Path) -> Path:
     tokenizer.bos_token, tokenizer.eos_token, tokenizer.pad_token = "<|startoftext|>", "<|endoftext|>", "!"
     tokenizer.model_max_length = 16
     text, vision = _dual_encoder_configs(tokenizer)
+    seeded()
     model = Owlv2ForObjectDetection(Owlv2Config(text_config=text, vision_config=vision, projection_dim=32))
     Owlv2Processor(
         image_processor=Owlv2ImageProcessor(size={"height": 32, "width": 32}), tokenizer=tokenizer
