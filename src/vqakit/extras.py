@@ -17,6 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "lancedb": ("lancedb",),
     "anthropic": ("anthropic",),
     "gemini": ("google.genai",),
+    "graphrag": ("graphrag", "graphrag_llm"),
 }
 
 

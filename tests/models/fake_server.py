@@ -5,10 +5,15 @@ is a model. It also speaks Anthropic's and Gemini's wire formats, by request pat
 Behaviours: `ok[:text]`, `429[:retry-after]`, `500`, `503`, `400`, `401`, `slow:<s>`, `drop`,
 `malformed`, `refuse`, `empty`, `think[:text]` (a reply with thinking text and reasoning-token
 usage), `length[:text]` (cut at the token limit), `echo-key[:status]` (an error whose body
-repeats the credentials the request carried, as some proxies do)."""
+repeats the credentials the request carried, as some proxies do).
+
+It also answers OpenAI's `/v1/embeddings`: `ok` gives each input a vector made from the hash of
+its text (`fake_embedding`, not normalised, listed in reverse order with their `index`), and
+`short` gives one vector too few; the other behaviours act as for chat."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -85,6 +90,28 @@ def reply_for(path: str, text: str, kind: str = "ok") -> dict[str, Any]:
     )
 
 
+def fake_embedding(text: str, dimensions: int = 8) -> list[float]:
+    """The vector the fake server gives `text`: the same text always gets the same vector."""
+    digest = hashlib.sha256(text.encode()).digest()
+    return [(digest[i % len(digest)] - 127.5) / 10.0 for i in range(dimensions)]
+
+
+def embeddings_reply(body: dict[str, Any], short: bool = False) -> dict[str, Any]:
+    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    if short:
+        texts = texts[:-1]
+    data = [
+        {"object": "embedding", "index": i, "embedding": fake_embedding(text, body.get("dimensions") or 8)}
+        for i, text in enumerate(texts)
+    ]
+    return {
+        "object": "list",
+        "data": data[::-1],
+        "model": body.get("model"),
+        "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+    }
+
+
 def credentials(headers: dict[str, str], path: str) -> str:
     """Everything in a request that could carry a key, as one text."""
     names = ("authorization", "x-api-key", "x-goog-api-key")
@@ -129,6 +156,8 @@ class FakeServer:
                     return self._send(int(arg or 401), {"error": {"message": echoed}})
                 if kind == "malformed":
                     return self._send_raw(200, b'{"choices": [ {"message": ')
+                if self.path.split("?")[0].endswith("/embeddings"):
+                    return self._send(200, embeddings_reply(body, short=kind == "short"))
                 reply = "" if kind in ("refuse", "empty") else (arg or f"reply {len(server.requests)}")
                 return self._send(200, reply_for(self.path, reply, kind))
 

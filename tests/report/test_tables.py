@@ -74,3 +74,55 @@ def test_random_reports_analytic_chance(runs: Path):
         main, ["eval", "sample", "--method", "random", "--out", str(runs / "sample-random")]
     )
     assert f"(chance {100 * results['chance']:.1f}%)" in line.output
+
+
+def test_table_lays_runs_out_by_group(runs: Path):
+    folders = [str(runs / "sample-random"), str(runs / "nested" / "seed1")]
+    result = CliRunner().invoke(main, ["table", *folders, "--by", "hop_grounding"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "| run | 1-hop local | 1-hop temporal | 2-hop local | 2-hop temporal | overall |"
+    assert len(lines) == 4 and lines[2].startswith("| random |")
+    latex = CliRunner().invoke(main, ["table", *folders, "--by", "category", "--format", "latex"]).output
+    assert latex.startswith("\\begin{tabular}{lrrrr") and "overall" in latex
+    missing = CliRunner().invoke(main, ["table", *folders, "--by", "nosuchgroup"])
+    assert (
+        missing.exit_code == 1
+        and "none of the runs breaks its results down by 'nosuchgroup'" in missing.output
+    )
+
+
+def test_table_columns_in_the_papers_order(runs: Path):
+    folders = [str(runs / "sample-random"), str(runs / "nested" / "seed1")]
+    paper = "1-hop local,2-hop local,1-hop temporal"  # Table 3's order; the one left out follows
+    result = CliRunner().invoke(main, ["table", *folders, "--by", "hop_grounding", "--columns", paper])
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[0]
+    assert header == "| run | 1-hop local | 2-hop local | 1-hop temporal | 2-hop temporal | overall |"
+    wrong = CliRunner().invoke(main, ["table", *folders, "--by", "hop_grounding", "--columns", "local 1-hop"])
+    said = "no run has hop_grounding key 'local 1-hop'; the keys are: 1-hop local"
+    assert wrong.exit_code == 1 and said in wrong.output
+
+
+def test_length_buckets_reach_an_hour_and_hidden_rows_are_listed():
+    from vqakit.schema import Sample
+    from vqakit.scoring import length_bucket, length_buckets, score_sample, summarise
+
+    assert length_buckets()[-2:] == ["30-60 min", ">1 h"] and length_bucket(3 * 3600) == ">1 h"
+    samples = [
+        Sample(id=f"s{i}", question="q?", videos=[{"path": "v.mp4"}], choices=["a", "b"], answer=0)
+        for i in range(5)
+    ]
+    from vqakit.schema import Prediction
+
+    rows = [score_sample(s, Prediction(sample_id=s.id, method="m", choice=0)) for s in samples]
+    lengths = {"s0": "<1 min", "s1": "<1 min", "s2": "<1 min", "s3": ">1 h", "s4": "30-60 min"}
+    results = summarise(
+        samples,
+        rows,
+        extra_groups={"video_length": lengths},
+        min_group_size=2,
+        order={"video_length": length_buckets()},
+    )
+    assert list(results["groups"]["video_length"]) == ["<1 min"]
+    assert results["hidden_groups"] == {"video_length": {"30-60 min": 1, ">1 h": 1}}

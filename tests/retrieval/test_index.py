@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from tiny_models import build_tiny_clip
 
 from vqakit.benchmarks import load_benchmark, resolve_benchmark
 from vqakit.models import ImageTextEmbedder, TextEmbedder
-from vqakit.retrieval import CorpusIndex, IndexSettings, Retriever, build_index
+from vqakit.retrieval import CorpusIndex, IndexSettings, Retriever, best_window, build_index
 from vqakit.video import write_index_clip
 
 
@@ -197,3 +198,145 @@ def test_cli_index_is_incremental_and_localization_needs_frames(tmp_path):
     )
     assert refused.returncode == 2 and "--image-embedder" in refused.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture(scope="module")
+def tiny_siglip_folder(tmp_path_factory) -> Path:
+    return build_tiny_clip(tmp_path_factory.mktemp("siglip") / "siglip", "siglip")
+
+
+@pytest.mark.parametrize("store", ["numpy", "lancedb"])
+def test_localize_embedder_frames_are_a_table_of_their_own(
+    tmp_path, monkeypatch, minilm, tiny_clip_folder, tiny_siglip_folder, store
+):
+    """A second image-text model (here SigLIP, while CLIP retrieves) gets the same frames in its
+    own table: each clip decoded once for both, kept up to date incrementally, dropped on request."""
+    if store == "lancedb":
+        pytest.importorskip("lancedb")
+    import vqakit.video
+    from vqakit.retrieval import frames_table, index_benchmark
+
+    decoded: list[str] = []
+    original = vqakit.video.sample_frames
+    monkeypatch.setattr(
+        vqakit.video,
+        "sample_frames",
+        lambda path, *a, **k: decoded.append(path.name) or original(path, *a, **k),
+    )
+    folder = write_clip_bench(tmp_path / "bench")
+    clip_spec, siglip_spec = f"clip:{tiny_clip_folder}", f"clip:{tiny_siglip_folder}"
+    clip, siglip = ImageTextEmbedder(clip_spec), ImageTextEmbedder(siglip_spec)
+    settings = IndexSettings(
+        image_embedder=clip_spec, fps=2.0, frame_side=64, store=store, localize_embedders=(siglip_spec,)
+    )
+
+    def build():
+        return build_index(
+            load_benchmark(folder),
+            tmp_path / "index",
+            settings,
+            text_embedder=minilm,
+            image_embedder=clip,
+            localize_embedders={siglip_spec: siglip},
+        )
+
+    index, report = build()
+    name = frames_table(siglip_spec)
+    assert name.startswith("frames-") and name in index.tables
+    assert report.embedded["frames"] == report.embedded[name] == 32 and len(decoded) == 3
+    times, vectors = index.clip_frames("second", siglip_spec)
+    np.testing.assert_allclose(times, index.clip_frames("second")[0])
+    assert vectors.shape[1] != index.clip_frames("second")[1].shape[1]  # another model's space
+    assert index.frame_table(clip_spec) == "frames" and index.frame_table(siglip_spec) == name
+
+    retriever = Retriever(index, minilm, clip, localize_embedder=siglip)
+    assert retriever.can_localize
+    start, end = retriever.localize("second", "a number", 2.0)
+    scores = vectors @ siglip.embed_texts(["a number"])[0]
+    expected = best_window(scores, 2.0, 2.0)
+    assert [start, end] == pytest.approx([6.0 + expected[0], 6.0 + expected[1]])
+    not_indexed = SimpleNamespace(spec="clip:not-indexed")  # the index has no frames of it
+    unknown = Retriever(index, minilm, clip, localize_embedder=not_indexed)
+    assert not unknown.can_localize
+    with pytest.raises(ValueError, match="localize embedder"):
+        unknown.localize("second", "a number", 2.0)
+
+    decoded.clear()
+    stat = os.stat(folder / "media/short.mp4")
+    os.utime(folder / "media/short.mp4", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    index, report = build()
+    assert report.embedded[name] == report.embedded["frames"] == 8 and report.kept[name] == 24
+    assert decoded == ["short.mp4"]
+
+    # `vqakit index` keeps the localize embedders it is not told about, and drops them on request
+    _, kept_settings, index, report = index_benchmark(
+        load_benchmark(folder), tmp_path / "index", frame_side=64
+    )
+    assert kept_settings.localize_embedders == (siglip_spec,) and report.embedded[name] == 0
+    _, _, index, report = index_benchmark(
+        load_benchmark(folder), tmp_path / "index", frame_side=64, localize_embedders=()
+    )
+    assert report.removed[name] == 32 and name not in CorpusIndex(tmp_path / "index").tables
+
+
+def test_a_localize_embedder_without_visual_retrieval(tmp_path, minilm, tiny_siglip_folder):
+    """Clips found by their descriptions, frames scored by the localize embedder."""
+    folder = write_clip_bench(tmp_path / "bench")
+    spec = f"clip:{tiny_siglip_folder}"
+    siglip = ImageTextEmbedder(spec)
+    settings = IndexSettings(fps=2.0, frame_side=64, localize_embedders=(spec,))
+    index, _ = build_index(
+        load_benchmark(folder),
+        tmp_path / "index",
+        settings,
+        text_embedder=minilm,
+        localize_embedders={spec: siglip},
+    )
+    assert not index.visual and len(index.tables["frames"]) == 0
+    retriever = Retriever(index, minilm, localize_embedder=siglip)
+    assert retriever.clip_source == "descriptions" and retriever.can_localize
+    assert retriever.clip_start("second") == 6.0  # from the localize table's rows
+    start, end = retriever.best_piece("second", "a number", 2.0)
+    assert 6.0 <= start < end <= 12.0 and (start - 6.0) % 2.0 == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="--image-embedder"):
+        retriever.pieces(2.0)  # descriptions cover whole clips: no pieces without clip frames
+
+
+def test_pieces_of_every_clip_are_means_of_their_frames(tmp_path, minilm, tiny_clip_folder):
+    """The Video Split units: fixed non-overlapping pieces of every clip (the last one shorter),
+    each the normalised mean of its frame vectors, searched in the image embedder's space."""
+    from vqakit.retrieval import fixed_pieces, piece_id
+
+    folder = write_clip_bench(tmp_path / "bench")
+    clip = ImageTextEmbedder(f"clip:{tiny_clip_folder}")
+    settings = IndexSettings(image_embedder=f"clip:{tiny_clip_folder}", fps=2.0, frame_side=64)
+    index, _ = build_index(
+        load_benchmark(folder), tmp_path / "index", settings, text_embedder=minilm, image_embedder=clip
+    )
+    retriever = Retriever(index, minilm, clip)
+    table = retriever.pieces(2.5)
+    assert table.ids == [
+        "first@0-2.5s", "first@2.5-5s", "first@5-6s",
+        "second@0-2.5s", "second@2.5-5s", "second@5-6s",
+        "short@0-2.5s", "short@2.5-4s",
+    ]  # fmt: skip
+    assert table.extra_of("second@2.5-5s") == {"clip": "second", "start_s": 8.5, "end_s": 11.0}
+    with pytest.raises(ValueError, match="in memory"):
+        table.save()
+    query = clip.embed_texts(["a number"])[0]
+    expected = []
+    for clip_id in ("first", "second", "short"):
+        _, vectors = index.clip_frames(clip_id)
+        for a, b in fixed_pieces(len(vectors), 2.0, 2.5):
+            mean = vectors[a:b].mean(axis=0)
+            np.testing.assert_allclose(
+                table.vector_of(piece_id(clip_id, a / 2.0, b / 2.0)), mean / np.linalg.norm(mean), atol=1e-6
+            )
+            expected.append((float(mean @ query / np.linalg.norm(mean)), piece_id(clip_id, a / 2.0, b / 2.0)))
+    expected.sort(key=lambda pair: -pair[0])
+    hits = retriever.search_pieces("a number", 3, 2.5)
+    assert [hit.id for hit in hits] == [piece for _, piece in expected[:3]]
+    assert [hit.score for hit in hits] == pytest.approx([score for score, _ in expected[:3]], abs=1e-5)
+    assert retriever.pieces(2.5) is table  # made once per length
+    approximate = Retriever(index, minilm, clip, approximate=True)
+    assert len(approximate.search_pieces("a number", 2, 2.5)) == 2 and approximate.pieces(2.5).has_ivf

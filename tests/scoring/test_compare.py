@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from vqakit.runner import EvalConfig, run_eval
-from vqakit.scoring import mcnemar_exact, paired_bootstrap
+from vqakit.schema import Sample
+from vqakit.scoring import compare_runs, mcnemar_exact, paired_bootstrap
 
 
 def test_mcnemar_exact_known_values():
@@ -49,3 +50,52 @@ def test_compare_two_runs_on_the_sample(tmp_path):
         check=True,
     )
     assert "McNemar p" in table.stdout and "overall" in table.stdout
+    # random choices on two-hop samples: the statement diagnostic, pooled and per registered group
+    by_group = comparison["diagnostics_by_group"]
+    assert set(by_group) == {"hop_grounding"}  # metadata groups (category, skills) break down accuracy only
+    assert set(by_group["hop_grounding"]) == {"2-hop local", "2-hop temporal"}
+    assert "chose a factual statement" in table.stdout and "hop_grounding: 2-hop local" in table.stdout
+
+
+def test_diagnostics_compared_pooled_and_per_registered_group():
+    samples = [
+        Sample(
+            id=f"s{i}",
+            question="q",
+            choices=["a", "b"],
+            answer=0,
+            metadata={"hop": 1, "grounding": "local" if i < 4 else "temporal", "category": "c"},
+        )
+        for i in range(6)
+    ]
+    a = [{"sample_id": s.id, "correct": True, "clip_hit": i % 2 == 0} for i, s in enumerate(samples)]
+    b = [{"sample_id": s.id, "correct": i < 3, "clip_hit": i < 5} for i, s in enumerate(samples)]
+    b[0]["clip_hit"] = None  # no value in one run: the sample is left out of the rate
+    for row, kind in zip(a + b, ["factual", "counterfactual"] * 6, strict=True):
+        row["statement"] = kind  # a `field=value` diagnostic: statement=factual
+    result = compare_runs(samples, a, b)
+    assert result["diagnostics"]["clip_hit"] == {
+        "label": "gold clip retrieved",
+        "n": 5,
+        "rate_a": pytest.approx(2 / 5),
+        "rate_b": pytest.approx(4 / 5),
+    }
+    families = result["diagnostics_by_group"]["hop_grounding"]
+    assert families["1-hop local"]["clip_hit"]["n"] == 3
+    assert families["1-hop local"]["clip_hit"]["rate_a"] == pytest.approx(1 / 3)
+    assert families["1-hop temporal"]["clip_hit"] == {
+        "label": "gold clip retrieved",
+        "n": 2,
+        "rate_a": 0.5,
+        "rate_b": 0.5,
+    }
+    assert "category" not in result["diagnostics_by_group"]
+    assert result["diagnostics"]["statement=factual"] == {
+        "label": "chose a factual statement",
+        "n": 6,
+        "rate_a": 0.5,
+        "rate_b": 0.5,
+    }
+    assert families["1-hop temporal"]["statement=factual"]["n"] == 2
+    chosen = compare_runs(samples, a, b, diagnostics_by=("category",))["diagnostics_by_group"]
+    assert chosen["category"]["c"]["clip_hit"]["n"] == 5

@@ -23,26 +23,59 @@ def track(times_boxes, label="cup"):
     )
 
 
+GAP = 10.0  # the hints method's default max_gap_s
+
+
 def test_interpolation_and_presence():
     moving = track([(4.0, (0, 0, 10, 10)), (6.0, (100, 50, 110, 60))])
-    assert box_at(moving, 3.99) is None and box_at(moving, 6.01) is None
-    assert box_at(moving, 5.0) == pytest.approx((50, 25, 60, 35))
-    assert box_at(moving, 4.0) == (0, 0, 10, 10)
+    assert box_at(moving, 3.9, max_gap_s=GAP) is None and box_at(moving, 6.1, max_gap_s=GAP) is None
+    assert box_at(moving, 5.0, max_gap_s=GAP) == pytest.approx((50, 25, 60, 35))
+    assert box_at(moving, 4.0, max_gap_s=GAP) == (0, 0, 10, 10)
+    assert box_at(moving, 6.01, max_gap_s=GAP) == (100, 50, 110, 60)  # the annotated frame, within 20 ms
+
+
+def test_presence_stops_at_gaps_longer_than_the_maximum():
+    # two movements: 10-12 s and 40-43 s; the object rests (unseen) for 28 s in between
+    moves = track(
+        [(10.0, (0, 0, 10, 10)), (12.0, (20, 0, 30, 10)), (40.0, (50, 0, 60, 10)), (43.0, (80, 0, 90, 10))]
+    )
+    assert box_at(moves, 11.0, max_gap_s=GAP) == pytest.approx((10, 0, 20, 10))
+    assert box_at(moves, 41.5, max_gap_s=GAP) == pytest.approx((65, 0, 75, 10))
+    for rest in (12.1, 20.0, 39.9):
+        assert box_at(moves, rest, max_gap_s=GAP) is None
+    assert box_at(moves, 26.0, max_gap_s=30.0) == pytest.approx((35, 0, 45, 10))  # a longer gap bridges
+    assert box_at(moves, 11.0, max_gap_s=1.0) is None  # a shorter one keeps only the points
+    assert box_at(moves, 12.0, max_gap_s=1.0) == (20, 0, 30, 10)
+    assert marks_at([moves], 20.0, max_gap_s=GAP) == []
+    # temporal selection takes the movements (and their exact end points), not the rest
+    movements = [10.0, 10.5, 11.0, 11.5, 12.0, 40.0, 40.5, 41.0, 41.5, 42.0, 42.5, 43.0]
+    assert select_times([moves], 60.0, 12, max_gap_s=GAP) == movements
+
+
+def test_temporal_selection_keeps_isolated_annotated_frames():
+    # points 8.96 s apart with a 5 s maximum gap: present only at the two annotated frames,
+    # and 8.96 (off the 0.5 s grid) is still selected
+    square = track([(0.0, (216, 66, 264, 114)), (8.96, (216, 66, 264, 114))], "square")
+    assert select_times([square], 12.0, 4, max_gap_s=5.0) == [0.0, 3.0, 8.96, 9.0]
+    bridged = [k / 2 for k in range(18)] + [8.96]  # with the 10 s default: the whole span
+    assert select_times([square], 12.0, 19, max_gap_s=GAP) == bridged
 
 
 def test_temporal_selection_exact_times():
     present = track([(4.0, (0, 0, 10, 10)), (7.0, (0, 0, 10, 10))])
     # 7 times where the object is, then uniform fill 2, 6, 10 (6.0 is already taken)
-    assert select_times([present], 12.0, 10) == [2.0, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 10.0]
+    assert select_times([present], 12.0, 10, max_gap_s=GAP) == [2.0, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5, 7.0, 10.0]
     # more present times than the budget: spread evenly over them
-    assert select_times([present], 12.0, 3) == [4.0, 5.5, 7.0]
-    assert select_times([], 12.0, 3) == [2.0, 6.0, 10.0]
+    assert select_times([present], 12.0, 3, max_gap_s=GAP) == [4.0, 5.5, 7.0]
+    assert select_times([], 12.0, 3, max_gap_s=GAP) == [2.0, 6.0, 10.0]
 
 
 def test_style_parsing():
     assert parse_style("circles+classes+temporal") == {"circle", "classes", "temporal"}
-    with pytest.raises(ValueError):
-        parse_style("glow")
+    assert parse_style("boxes+text1000") == {"box", "text1000"}
+    for bad in ("glow", "text+text1000", ""):
+        with pytest.raises(ValueError):
+            parse_style(bad)
 
 
 @pytest.mark.parametrize("style", ["circle", "box", "circle+classes"])
@@ -50,7 +83,7 @@ def test_drawing_changes_pixels_only_around_the_object(style):
     bench = load_benchmark("sample")
     sample = next(s for s in bench.samples if s.id == "wb-circle-motion")
     frame = sample_frames(bench.root / sample.videos[0].path, Timestamps((5.0,)))[0]
-    marks = marks_at(sample.objects, frame.time_s)
+    marks = marks_at(sample.objects, frame.time_s, max_gap_s=GAP)
     assert len(marks) == 1
     x0, y0, x1, y1 = marks[0].box  # the red circle mid-move, known exactly from the scene data
     drawn = draw_marks(frame.image, marks, parse_style(style), (480, 270))
@@ -97,7 +130,7 @@ def test_hints_method_sends_the_selected_frames(tmp_path):
     run_eval(config, tmp_path / "run")
     predictions = {p["sample_id"]: p for p in map(json.loads, (tmp_path / "run/predictions.jsonl").open())}
     sample = next(s for s in bench.samples if s.id == "wb-disappears-after")
-    expected = select_times([t for t in sample.objects if t.video == 0], 12.0, 8)
+    expected = select_times([t for t in sample.objects if t.video == 0], 12.0, 8, max_gap_s=GAP)
     assert predictions[sample.id]["frames_s"] == pytest.approx(expected, abs=0.041)  # frame times, 25 fps
     assert all(p["error"] is None for p in predictions.values())
 
@@ -152,5 +185,14 @@ def test_mask_points_give_boxes_and_contours(tmp_path):
         label="lid",
         points=[{"time_s": 1.0, "mask": "m.png"}, {"time_s": 3.0, "mask": "m.png"}],
     )
-    assert box_at(tracked, 2.0, tmp_path) == (30.0, 10.0, 50.0, 20.0)
-    assert mask_at(tracked, 2.9, tmp_path).sum() == 200
+    assert box_at(tracked, 2.0, tmp_path, max_gap_s=GAP) == (30.0, 10.0, 50.0, 20.0)
+    assert mask_at(tracked, 2.9, tmp_path, max_gap_s=GAP).sum() == 200
+    assert mask_at(tracked, 2.0, tmp_path, max_gap_s=1.0) is None  # absent across the gap
+
+
+def test_class_label_goes_below_a_mark_at_the_top_edge():
+    image = np.zeros((120, 200, 3), np.uint8)
+    for box, above in (((60, 2, 100, 30), False), ((60, 60, 100, 90), True)):
+        drawn = draw_marks(image, [Mark("cup", box)], {"classes"}, (200, 120))
+        rows = np.nonzero((drawn != image).any(axis=2))[0]
+        assert rows.size and ((rows < box[1]).all() if above else (rows > box[3]).all())

@@ -29,4 +29,15 @@ def load_benchmark(name_or_path: str | Path, *, media: bool = False) -> Benchmar
     return load_folder(root, missing_media_ok=True)
 
 
-__all__ = ["BUILT_IN_NAMES", "check_benchmark", "load_benchmark", "resolve_benchmark", "resolve_media"]
+from vqakit.benchmarks._stats import benchmark_stats, default_stats_path, stats_lines  # noqa: E402
+
+__all__ = [
+    "BUILT_IN_NAMES",
+    "benchmark_stats",
+    "check_benchmark",
+    "default_stats_path",
+    "load_benchmark",
+    "resolve_benchmark",
+    "resolve_media",
+    "stats_lines",
+]

@@ -18,6 +18,7 @@ from vqakit import __version__
 # subcommand of the group named by its first word (`build`, `import`, `cache`).
 VERBS = (
     ("validate", "validate:validate"),
+    ("stats", "stats:stats"),
     ("frames", "frames:frames"),
     ("probe", "frames:probe"),
     ("benchmarks", "listing:benchmarks"),
@@ -33,6 +34,7 @@ VERBS = (
     ("compare", "compare:compare"),
     ("runs", "runs:runs"),
     ("export", "runs:export"),
+    ("table", "runs:table"),
     ("sweep", "sweep:sweep"),
     ("import minerva", "import_minerva:minerva"),
     ("hints", "hints:hints"),

@@ -16,7 +16,9 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
     """Paired comparison of two runs over the same benchmark, overall and per group.
 
     Prints accuracy of A and B, the difference B - A with a 95% paired bootstrap interval,
-    and the exact McNemar p-value on the samples where exactly one run was right.
+    and the exact McNemar p-value on the samples where exactly one run was right; then the
+    rates of the diagnostics the benchmark's system registers (e.g. gold clip retrieved) in A
+    and B, pooled and per key of the groups it registers (e.g. question family).
     """
     from vqakit.runner import compare_run_folders
 
@@ -42,7 +44,17 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
             f"{row['mcnemar_p']:>11.3f}"
         )
     for row in result["diagnostics"].values():
-        click.echo(
-            f"{row['label']:<34}{row['n']:>5}{100 * row['rate_a']:>7.1f}%{100 * row['rate_b']:>7.1f}%"
-            f"{100 * (row['rate_b'] - row['rate_a']):>+7.1f}%"
-        )
+        _diagnostic_line(row["label"], row)
+    for group, buckets in result.get("diagnostics_by_group", {}).items():
+        for key, rates in buckets.items():
+            click.echo(f"{group}: {key}")
+            for row in rates.values():
+                _diagnostic_line("  " + row["label"], row)
+
+
+def _diagnostic_line(label: str, row: dict) -> None:
+    """A diagnostic's rate in A and B and the difference, in the columns of the accuracy rows."""
+    click.echo(
+        f"{label[:33]:<34}{row['n']:>5}{100 * row['rate_a']:>7.1f}%{100 * row['rate_b']:>7.1f}%"
+        f"{100 * (row['rate_b'] - row['rate_a']):>+7.1f}%"
+    )

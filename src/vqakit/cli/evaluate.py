@@ -120,6 +120,12 @@ def error_summary(outcomes: list[Any]) -> str | None:
     metavar="[NAME.]KEY=VALUE",
     help="A generation setting of a judge's model (repeatable); without NAME, of every judge's.",
 )
+@click.option(
+    "--reasoning-source",
+    type=click.Choice(["reply", "thinking", "both"]),
+    help="What judges and object recall read as the model's reasoning: its reply (default), its "
+    "separate thinking text, or both.",
+)
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."

@@ -15,7 +15,8 @@ import click
     "--style",
     default="circle+classes+temporal",
     show_default=True,
-    help="box, circle, classes, text and temporal, combined with +.",
+    help="box, circle, contour, classes, text (boxes as text lines, in pixels of the frame sent) or "
+    "text1000 (normalised 0-1000 [ymin, xmin, ymax, xmax]), and temporal, combined with +.",
 )
 @click.option(
     "--frames", "frames_spec", default="uniform:16", show_default=True, help="Frame spec (and budget)."

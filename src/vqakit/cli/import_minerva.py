@@ -17,8 +17,9 @@ import click
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 def minerva(records: Path, videos: Path, out: Path) -> None:
-    """Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..3,
-    answer_id, reasoning, question type[, split, category]) to a benchmark folder."""
+    """Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..4,
+    answer_id, reasoning, question type[, split, category]) to a benchmark folder; the older
+    four-decoy shape (answer_choice_0..3, answer inserted at answer_id) is read too."""
     from vqakit.systems.minerva_ego.importer import import_minerva
 
     try:
@@ -29,4 +30,7 @@ def minerva(records: Path, videos: Path, out: Path) -> None:
         click.echo(f"skipped {problem}", err=True)
     for video_id, keys in sorted(report.missing_videos.items()):
         click.echo(f"missing video {video_id} ({len(keys)} question(s): {', '.join(keys)})", err=True)
+    if report.shapes:
+        shapes = ", ".join(f"{count} in the {shape} shape" for shape, count in sorted(report.shapes.items()))
+        click.echo(f"records read: {shapes}")
     click.echo(f"wrote {report.written} samples to {out}; check it with: vqakit validate {out}")

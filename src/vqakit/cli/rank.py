@@ -19,13 +19,22 @@ from vqakit.cli._options import concurrency_option
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the ranking as JSON here."
 )
 @concurrency_option
-def rank(runs: tuple[Path, ...], judges: str, out: Path | None, concurrency: int) -> None:
+@click.option(
+    "--reasoning-source",
+    type=click.Choice(["reply", "thinking", "both"]),
+    default="reply",
+    show_default=True,
+    help="What the judges read as each run's reasoning: the reply, the separate thinking text, or both.",
+)
+def rank(
+    runs: tuple[Path, ...], judges: str, out: Path | None, concurrency: int, reasoning_source: str
+) -> None:
     """Rank RUNS by reasoning quality under each rubric judge (MiRA, summed criteria means,
     0-8) and report how much the judges' rankings agree (Kendall's tau)."""
     from vqakit.systems.minerva_ego.rank import rank_runs
 
     specs = [spec.strip() for spec in judges.split(",") if spec.strip()]
-    result = rank_runs(list(runs), specs, concurrency)
+    result = rank_runs(list(runs), specs, concurrency, reasoning_source)
     for judge, order in result["rankings"].items():
         click.echo(f"judge {judge}:")
         for place, run in enumerate(order, start=1):

@@ -53,3 +53,42 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     else:
         out.write_text(table, encoding="utf-8")
         click.echo(f"-> {out}")
+
+
+@click.command()
+@click.argument(
+    "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+@click.option(
+    "--by", "group", required=True, help="The breakdown of the columns, e.g. hop_grounding or skills."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["markdown", "csv", "latex"]), default="markdown", show_default=True
+)
+@click.option(
+    "--columns",
+    metavar="KEY,KEY,...",
+    help="These keys first, in this order (e.g. '1-hop local,2-hop local'); the others follow.",
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
+)
+def table(folders: tuple[Path, ...], group: str, fmt: str, columns: str | None, out: Path | None) -> None:
+    """Lay several runs out as one table, as in a paper: a row per run (its method and model), a
+    column per key of the breakdown --by, overall (MCQ accuracy) last; accuracies in percent."""
+    from vqakit.report import comparison_rows, format_table
+    from vqakit.runs import RunFolderError
+
+    try:
+        first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
+        names, rows = comparison_rows(list(folders), group, first=first)
+    except (RunFolderError, ValueError) as error:
+        raise click.ClickException(str(error)) from None
+    if len(names) == 2:
+        raise click.ClickException(f"none of the runs breaks its results down by {group!r}")
+    text = format_table(names, rows, fmt)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"-> {out}")

@@ -16,10 +16,13 @@ def validate(bench: str, no_media: bool) -> None:
     Exits 0 when the benchmark is valid, 1 otherwise.
     """
     from vqakit.benchmarks import check_benchmark, resolve_benchmark
+    from vqakit.schema import benchmark_warnings
 
     benchmark, problems = check_benchmark(bench, media=not no_media)
     for problem in problems:
         click.echo(str(problem))
+    for warning in benchmark_warnings(benchmark) if benchmark is not None else []:
+        click.echo(f"warning: {warning}", err=True)
     if problems or benchmark is None:
         click.echo(f"{resolve_benchmark(bench)}: {len(problems)} problem(s)", err=True)
         sys.exit(1)

@@ -4,7 +4,15 @@ structured output. Heavy SDKs are imported only by the backend that needs them."
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
 from vqakit.models._check import check_model_spec
 from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
-from vqakit.models._embed import EmbeddingCache, ImageTextEmbedder, TextEmbedder
+from vqakit.models._embed import (
+    TEXT_EMBEDDER_FORMS,
+    EmbeddingCache,
+    ImageTextEmbedder,
+    TextEmbedder,
+    check_text_embedder,
+    is_api_text_embedder,
+)
+from vqakit.models._embed_api import EmbeddingError
 from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
@@ -16,11 +24,13 @@ from vqakit.models._structured import complete_structured, parse_json_lenient
 
 __all__ = [
     "SPEC_FORMS",
+    "TEXT_EMBEDDER_FORMS",
     "BackendError",
     "CallError",
     "Completion",
     "Detection",
     "EmbeddingCache",
+    "EmbeddingError",
     "Frames",
     "GenerationSettings",
     "Image",
@@ -37,9 +47,11 @@ __all__ = [
     "Usage",
     "cache_key",
     "check_model_spec",
+    "check_text_embedder",
     "clock",
     "complete_structured",
     "default_cache_path",
+    "is_api_text_embedder",
     "keep_detections",
     "parse_json_lenient",
     "parse_model_spec",

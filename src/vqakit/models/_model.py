@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
+from vqakit.models._images import shrunk_size
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
 from vqakit.models._secrets import redact_secrets
@@ -110,6 +111,11 @@ class Model:
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
+
+    def sent_size(self, width: int, height: int) -> tuple[int, int]:
+        """The size an image of `width` x `height` reaches the model at: backends that encode
+        images themselves (the APIs) shrink them to `image_max_side`; local ones pass them whole."""
+        return shrunk_size(width, height, getattr(self.backend, "image_max_side", None))
 
     def __str__(self) -> str:
         return str(self.spec)

@@ -17,7 +17,7 @@ from vqakit.report._hooks import (
 from vqakit.report._page import write_report
 from vqakit.report._render import render_page, write_page
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
-from vqakit.report._tables import FORMATS, format_rows, result_rows
+from vqakit.report._tables import FORMATS, comparison_rows, format_rows, format_table, result_rows
 
 __all__ = [
     "FORMATS",
@@ -25,7 +25,9 @@ __all__ = [
     "Section",
     "ShownFrames",
     "Table",
+    "comparison_rows",
     "format_rows",
+    "format_table",
     "percent",
     "register_sample_detail",
     "register_section",

@@ -108,6 +108,11 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
         benchmark_hash=config.get("benchmark_hash", ""),
         results=results,
         group_rows={group: _group_rows(buckets) for group, buckets in results["groups"].items()},
+        hidden_rows=[
+            [group, key, str(n)]
+            for group, rows in results.get("hidden_groups", {}).items()
+            for key, n in rows.items()
+        ],
         sections=sections,
         rows=rows,
     )

@@ -52,17 +52,20 @@ def _text(value: Any, percent: bool) -> str:
 
 
 def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
-    """The rows as CSV (raw numbers), Markdown or LaTeX (accuracies as percentages)."""
+    """The rows of `result_rows` as CSV (raw numbers), Markdown or LaTeX (accuracies as percentages)."""
+    return _format(rows, list(COLUMNS), fmt, percent={"accuracy", "ci95_low", "ci95_high"})
+
+
+def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: set[str]) -> str:
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
         return buffer.getvalue()
-    percent = {"accuracy", "ci95_low", "ci95_high"}
-    cells = [[_text(row[c], c in percent) for c in COLUMNS] for row in rows]
+    cells = [[_text(row[c], c in percent) for c in columns] for row in rows]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in cells]
         return "\n".join(lines) + "\n"
     if fmt == "latex":
@@ -72,13 +75,48 @@ def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
                 text = text.replace(char, "\\" + char)
             return text
 
+        numeric = sum(1 for c in columns if c in percent or c in ("n", "errors"))
         lines = [
-            "\\begin{tabular}{" + "l" * 5 + "r" * (len(COLUMNS) - 5) + "}",
+            "\\begin{tabular}{" + "l" * (len(columns) - numeric) + "r" * numeric + "}",
             "\\hline",
-            " & ".join(escape(c) for c in COLUMNS) + " \\\\",
+            " & ".join(escape(c) for c in columns) + " \\\\",
             "\\hline",
         ]
         lines += [" & ".join(escape(cell) for cell in row) + " \\\\" for row in cells]
         lines += ["\\hline", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
     raise ValueError(f"unknown table format {fmt!r}; use {', '.join(FORMATS)}")
+
+
+def comparison_rows(
+    folders: list[str | Path], by: str, first: list[str] | None = None
+) -> tuple[list[str], list[list[Any]]]:
+    """Several runs as one table, like a paper's: a row per run (named by its method and model),
+    a column per key of group `by` (the keys `first` in that order, then the others in the order
+    they first appear), overall last; cells are accuracies (None where a run has no such key).
+    A key of `first` that no run has is a ValueError naming the keys there are."""
+    runs = [RunFolder(folder) for folder in folders]
+    found: list[str] = []
+    for run in runs:
+        for key in (run.results.get("groups") or {}).get(by, {}):
+            if key not in found:
+                found.append(key)
+    unknown = [key for key in first or [] if key not in found]
+    if unknown and found:
+        raise ValueError(f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(found)}")
+    keys = [*(first or []), *(key for key in found if key not in (first or []))] if found else []
+    rows = []
+    for run in runs:
+        config, results = run.config, run.results
+        label = str(config.get("method")) + (f" · {config['model']}" if config.get("model") else "")
+        buckets = (results.get("groups") or {}).get(by, {})
+        overall = results.get("mcq") or results.get("overall") or {}
+        rows.append([label, *(buckets.get(key, {}).get("accuracy") for key in keys), overall.get("accuracy")])
+    return ["run", *keys, "overall"], rows
+
+
+def format_table(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
+    """A table of labels and accuracies as CSV (raw numbers), Markdown or LaTeX (percentages)."""
+    return _format(
+        [dict(zip(columns, row, strict=True)) for row in rows], columns, fmt, percent=set(columns[1:])
+    )

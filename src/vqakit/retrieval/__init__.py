@@ -1,6 +1,7 @@
 """Retrieval over a benchmark's corpora: indexes of clips and passages on disk, search, and
 localization of the relevant moment inside a retrieved clip (`vqakit.retrieval.localize`)."""
 
+from vqakit.retrieval._frames import frames_table
 from vqakit.retrieval._index import (
     TABLES,
     CorpusIndex,
@@ -12,7 +13,7 @@ from vqakit.retrieval._index import (
     passage_text,
 )
 from vqakit.retrieval._kmeans import spherical_kmeans
-from vqakit.retrieval._retriever import Retriever
+from vqakit.retrieval._retriever import Retriever, piece_id
 from vqakit.retrieval._store import Hit, Row, VectorTable
 from vqakit.retrieval.localize import POSITIONS, best_piece, best_window, fixed_pieces, window_frames
 
@@ -31,8 +32,10 @@ __all__ = [
     "build_index",
     "default_index_folder",
     "fixed_pieces",
+    "frames_table",
     "index_benchmark",
     "passage_text",
+    "piece_id",
     "spherical_kmeans",
     "window_frames",
 ]

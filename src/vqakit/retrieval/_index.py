@@ -7,9 +7,13 @@ An index folder holds up to four tables (see `_store.VectorTable`):
     frames        one image vector per frame sampled at `fps` from each clip, image-text
                   embedder; kept for localization inside a clip
     clips         one vector per clip: the normalised mean of its frame vectors
-and `index.json` (settings and counts). Every row carries a content key (embedder spec plus
-what was embedded: text bytes, or video path, size, mtime and window), so indexing again
-embeds only new or changed items and drops rows whose item left the corpus.
+plus, for each localize embedder (`IndexSettings.localize_embedders`: another image-text
+model that scores frames inside retrieved clips, e.g. MetaCLIP while CLIP retrieves), a table
+`frames-<end of its spec>-<hash>` (`frames_table`) of the same frames (same fps and size) in
+its own space; and `index.json` (settings and counts). Every row carries a content key
+(embedder spec plus what was embedded: text bytes, or video path, size, mtime and window), so
+indexing again embeds only new or changed items and drops rows whose item left the corpus; a
+clip is decoded once for all the frame tables that need it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from vqakit.files import write_text_atomic
+from vqakit.retrieval._frames import digest, frames_table, index_clips
 from vqakit.retrieval._store import Row, VectorTable
-from vqakit.schema import Benchmark, Clip, Passage
+from vqakit.schema import Benchmark, Passage
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +46,15 @@ class IndexSettings:
     frame_side: int = 224  # short side the frames are scaled to before embedding
     ivf_lists: int | None = None  # build an approximate (IVF) index with this many lists
     store: str = "numpy"  # "numpy" (one matrix per table) or "lancedb" (LanceDB tables on disk)
+    # more clip:<...> embedders whose frame vectors are kept, one table each, for localization
+    localize_embedders: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "localize_embedders", tuple(dict.fromkeys(self.localize_embedders)))
+
+    def extra_frame_embedders(self) -> tuple[str, ...]:
+        """The localize embedders that need a table of their own (not the retrieval one)."""
+        return tuple(spec for spec in self.localize_embedders if spec != self.image_embedder)
 
 
 @dataclass
@@ -77,31 +90,8 @@ def default_index_folder(benchmark: Benchmark) -> Path:
     return default_cache_path().parent / "indexes" / f"{benchmark.card.name}-{where}"
 
 
-def _digest(*parts: Any) -> str:
-    return hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).hexdigest()[:24]
-
-
 def passage_text(passage: Passage) -> str:
     return f"{passage.title}\n{passage.text}" if passage.title else passage.text
-
-
-def _clip_key(benchmark: Benchmark, clip: Clip, settings: IndexSettings) -> str:
-    path = benchmark.root / clip.video.path
-    try:
-        stat = os.stat(path)
-        seen = (stat.st_size, stat.st_mtime_ns)
-    except OSError:
-        seen = ("missing",)
-    return _digest(
-        "clip-v2",  # layout of the clip rows; bumping it re-embeds every clip
-        settings.image_embedder,
-        settings.fps,
-        settings.frame_side,
-        clip.video.path,
-        *seen,
-        clip.video.start_s,
-        clip.video.end_s,
-    )
 
 
 class CorpusIndex:
@@ -115,24 +105,56 @@ class CorpusIndex:
             json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         )
         self.settings = IndexSettings(**self.meta.get("settings", {}))
-        self.tables = {name: open_table(self.folder, name, store or self.settings.store) for name in TABLES}
-        self._frames_of: dict[str, list[int]] = {}
-        for position, extra in enumerate(self.tables["frames"].extras):
-            self._frames_of.setdefault(extra["clip"], []).append(position)
+        names = [*TABLES, *(frames_table(spec) for spec in self.settings.extra_frame_embedders())]
+        self.tables = {name: open_table(self.folder, name, store or self.settings.store) for name in names}
+        self._frames_of: dict[str, dict[str, list[int]]] = {}
 
     @property
     def visual(self) -> bool:
         """Whether clips were embedded from their frames (else only descriptions can be searched)."""
         return self.settings.image_embedder is not None and len(self.tables["clips"]) > 0
 
-    def clip_frames(self, clip_id: str) -> tuple[np.ndarray, np.ndarray]:
-        """(frame times in seconds of the video, frame vectors) of one clip, in time order."""
-        positions = self._frames_of.get(clip_id, [])
-        frames = self.tables["frames"]
+    def frame_table(self, embedder: str | None = None) -> str:
+        """The table holding the frame vectors of `embedder` (None: the retrieval image embedder)."""
+        if embedder is None or embedder == self.settings.image_embedder:
+            return "frames"
+        if embedder in self.settings.localize_embedders:
+            return frames_table(embedder)
+        raise ValueError(
+            f"the index at {self.folder} keeps no frames embedded by {embedder}; index with it as a "
+            "localize embedder (a retrieval method with localize_embedder does so when it opens the index)"
+        )
+
+    def frame_rows(self, table: str = "frames") -> dict[str, list[int]]:
+        """Row positions of each clip's frames in a frame table."""
+        if table not in self._frames_of:
+            rows: dict[str, list[int]] = {}
+            for position, extra in enumerate(self.tables[table].extras):
+                rows.setdefault(extra["clip"], []).append(position)
+            self._frames_of[table] = rows
+        return self._frames_of[table]
+
+    def clip_frames(self, clip_id: str, embedder: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(frame times in seconds of the video, frame vectors) of one clip, in time order, from
+        the frame table of `embedder` (None: the retrieval image embedder's)."""
+        name = self.frame_table(embedder)
+        positions = self.frame_rows(name).get(clip_id, [])
+        frames = self.tables[name]
         times = np.array([frames.extras[p]["time_s"] for p in positions], dtype=np.float64)
         vectors = frames.vectors_of([frames.ids[p] for p in positions])
         order = np.argsort(times, kind="stable")
         return times[order], vectors[order]
+
+    def clip_start(self, clip_id: str) -> float:
+        """Where the clip's frame 0 stands in its video (seconds)."""
+        if clip_id in self.tables["clips"]:
+            return float(self.tables["clips"].extra_of(clip_id).get("start_s", 0.0))
+        for spec in self.settings.extra_frame_embedders():
+            name = frames_table(spec)
+            positions = self.frame_rows(name).get(clip_id)
+            if positions:
+                return float(self.tables[name].extras[positions[0]].get("start_s", 0.0))
+        return 0.0
 
 
 def build_index(
@@ -142,11 +164,13 @@ def build_index(
     *,
     text_embedder: Any = None,
     image_embedder: Any = None,
+    localize_embedders: dict[str, Any] | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[CorpusIndex, IndexReport]:
     """Index the benchmark's corpora into `folder`, embedding only what is new or changed.
 
-    Embedders are created from `settings` when not given, and only if something needs them.
+    Embedders are created from `settings` when not given (`localize_embedders`: loaded ones by
+    spec), and only if something needs them.
     """
     from vqakit.models import EmbeddingCache
 
@@ -155,25 +179,27 @@ def build_index(
     index = CorpusIndex(folder, store=settings.store)  # a new store starts empty (embeddings are cached)
     report = IndexReport()
     cache = EmbeddingCache()
-    loaded: dict[str, Any] = {"text": text_embedder, "image": image_embedder}
+    loaded: dict[str | None, Any] = {None: text_embedder, **(localize_embedders or {})}
+    if settings.image_embedder and image_embedder is not None:
+        loaded[settings.image_embedder] = image_embedder
 
     def text_model() -> Any:
-        if loaded["text"] is None:
+        if loaded[None] is None:
             from vqakit.models import TextEmbedder
 
-            loaded["text"] = TextEmbedder(settings.text_embedder, cache=cache)
-        return loaded["text"]
+            loaded[None] = TextEmbedder(settings.text_embedder, cache=cache)
+        return loaded[None]
 
-    def image_model() -> Any:
-        if loaded["image"] is None:
+    def image_model(spec: str) -> Any:
+        if loaded.get(spec) is None:
             from vqakit.models import ImageTextEmbedder
 
-            loaded["image"] = ImageTextEmbedder(str(settings.image_embedder), cache=cache)
-        return loaded["image"]
+            loaded[spec] = ImageTextEmbedder(spec, cache=cache)
+        return loaded[spec]
 
     def index_texts(name: str, items: dict[str, str]) -> None:
         table = index.tables[name]
-        keys = {item_id: _digest(settings.text_embedder, text) for item_id, text in items.items()}
+        keys = {item_id: digest(settings.text_embedder, text) for item_id, text in items.items()}
         stale = [item_id for item_id, key in keys.items() if table.key_of(item_id) != key]
         fresh: list[Row] = []
         if stale:
@@ -188,18 +214,19 @@ def build_index(
     index_texts("passages", {p.id: passage_text(p) for p in benchmark.passages.values()})
     index_texts("descriptions", {c.id: c.description for c in benchmark.clips.values() if c.description})
 
-    if settings.image_embedder:
-        _index_clips(benchmark, index, settings, image_model, report, on_progress)
-    else:
-        for name in ("frames", "clips"):
-            removed = len(index.tables[name])
-            index.tables[name].replace_rows([], [])
-            report.removed[name] = removed
-        if benchmark.clips:
-            report.notes.append(
-                f"{len(benchmark.clips)} clips indexed by their descriptions only; visual retrieval and "
-                "localization need --image-embedder (e.g. clip:<folder of a CLIP/SigLIP/MetaCLIP model>)"
-            )
+    wanted = {frames_table(spec) for spec in settings.extra_frame_embedders()}
+    for name in [name for name in index.tables if name not in (*TABLES, *wanted)]:
+        report.removed[name] = len(index.tables[name])  # a localize embedder no longer kept
+        index.tables[name].replace_rows([], [])
+        index.tables.pop(name).save()
+    for name in sorted(wanted - set(index.tables)):
+        index.tables[name] = open_table(folder, name, settings.store)
+    index_clips(benchmark, index, settings, image_model, report, on_progress)
+    if not settings.image_embedder and benchmark.clips:
+        report.notes.append(
+            f"{len(benchmark.clips)} clips indexed by their descriptions only; visual retrieval and "
+            "localization need --image-embedder (e.g. clip:<folder of a CLIP/SigLIP/MetaCLIP model>)"
+        )
     if settings.ivf_lists:  # kept while the rows and the list count are unchanged
         for table in index.tables.values():
             if not table.has_ivf or settings.ivf_lists != index.settings.ivf_lists:
@@ -217,59 +244,6 @@ def build_index(
     return CorpusIndex(folder), report
 
 
-def _index_clips(
-    benchmark: Benchmark,
-    index: CorpusIndex,
-    settings: IndexSettings,
-    image_model: Callable[[], Any],
-    report: IndexReport,
-    on_progress: Callable[[str, int, int], None] | None,
-) -> None:
-    from vqakit.schema import Fps
-    from vqakit.video import Resize, sample_frames
-
-    frames, clips = index.tables["frames"], index.tables["clips"]
-    keys = {clip.id: _clip_key(benchmark, clip, settings) for clip in benchmark.clips.values()}
-    stale = [clip_id for clip_id, key in keys.items() if clips.key_of(clip_id) != key]
-    fresh_frames: list[Row] = []
-    fresh_clips: list[Row] = []
-    for number, clip_id in enumerate(stale, start=1):
-        clip = benchmark.clips[clip_id]
-        spec = Fps(settings.fps, start_s=clip.video.start_s, end_s=clip.video.end_s)
-        decoded = sample_frames(
-            benchmark.root / clip.video.path, spec, resize=Resize(short_side=settings.frame_side)
-        )
-        if not decoded:
-            raise ValueError(f"corpus/clips.jsonl: clip {clip_id!r}: no frames in {clip.video.path}")
-        vectors = image_model().embed_images([frame.image for frame in decoded])
-        for i, (frame, vector) in enumerate(zip(decoded, vectors, strict=True)):
-            fresh_frames.append(
-                Row(f"{clip_id}#{i}", keys[clip_id], vector, {"clip": clip_id, "time_s": frame.time_s})
-            )
-        mean = vectors.mean(axis=0)
-        start = clip.video.start_s or 0.0  # frame i of the clip stands for start + i / fps
-        vector = mean / max(float(np.linalg.norm(mean)), 1e-12)
-        fresh_clips.append(Row(clip_id, keys[clip_id], vector, {"start_s": start, "frames": len(decoded)}))
-        if on_progress:
-            on_progress("clips", number, len(stale))
-    unchanged = [clip_id for clip_id in keys if clip_id not in stale]
-    keep_frames = [frames.ids[p] for clip_id in unchanged for p in index._frames_of.get(clip_id, [])]
-    for name, table, keep, fresh in (
-        ("frames", frames, keep_frames, fresh_frames),
-        ("clips", clips, unchanged, fresh_clips),
-    ):
-        removed = sum(1 for extra_id in _owners(table, name) if extra_id not in keys)
-        table.replace_rows(keep, fresh)
-        report.embedded[name] = len(fresh)
-        report.kept[name] = len(keep)
-        report.removed[name] = removed
-
-
-def _owners(table: Any, name: str) -> list[str]:
-    """The clip each row belongs to."""
-    return [extra["clip"] for extra in table.extras] if name == "frames" else list(table.ids)
-
-
 def index_benchmark(
     benchmark: Benchmark,
     folder: str | Path | None = None,
@@ -280,11 +254,13 @@ def index_benchmark(
     frame_side: int = 224,
     ivf_lists: int | None = None,
     store: str | None = None,
+    localize_embedders: tuple[str, ...] | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[Path, IndexSettings, CorpusIndex, IndexReport]:
     """`vqakit index`: bring the benchmark's index up to date in `folder` (default: the
-    benchmark's folder in the vqakit cache, where eval looks). Embedders, IVF lists and store not
-    given are the ones the index was built with."""
+    benchmark's folder in the vqakit cache, where eval looks). Embedders, localize embedders, IVF
+    lists and store not given (None) are the ones the index was built with; `localize_embedders=()`
+    drops the frame tables of every localize embedder."""
     folder = Path(folder) if folder is not None else default_index_folder(benchmark)
     stored = CorpusIndex(folder).settings
     settings = IndexSettings(
@@ -294,6 +270,7 @@ def index_benchmark(
         frame_side=frame_side,
         ivf_lists=ivf_lists or stored.ivf_lists,
         store=store or stored.store,
+        localize_embedders=stored.localize_embedders if localize_embedders is None else localize_embedders,
     )
     built, report = build_index(benchmark, folder, settings, on_progress=on_progress)
     return folder, settings, built, report

@@ -74,7 +74,8 @@ class RowBook:
 
 class VectorTable(RowBook):
     def __init__(self, folder: str | Path, name: str) -> None:
-        self.folder, self.name = Path(folder), name
+        self.folder: Path | None = Path(folder)
+        self.name = name
         self.ids: list[str] = []
         self.keys: list[str] = []
         self.extras: list[dict[str, Any]] = []
@@ -104,11 +105,24 @@ class VectorTable(RowBook):
                     self._ivf = (stored["centroids"], stored["assignment"])
         self._reindex()
 
+    @classmethod
+    def in_memory(cls, name: str, rows: list[Row]) -> VectorTable:
+        """A table that lives in memory only (`save` refuses), e.g. one derived from another."""
+        table = cls.__new__(cls)
+        table.folder, table.name = None, name
+        table.ids, table.keys, table.extras = [], [], []
+        table.vectors = np.zeros((0, 0), dtype=np.float32)
+        table._ivf, table._position = None, {}
+        table.replace_rows([], rows)
+        return table
+
     def _paths(self) -> tuple[Path, Path]:
+        if self.folder is None:
+            raise ValueError(f"table {self.name!r} lives in memory only")
         return self.folder / f"{self.name}.npy", self.folder / f"{self.name}.jsonl"
 
     def _ivf_path(self) -> Path:
-        return self.folder / f"{self.name}.ivf.npz"
+        return self._paths()[0].with_name(f"{self.name}.ivf.npz")
 
     def vector_of(self, row_id: str) -> np.ndarray:
         return self.vectors[self._position[row_id]]
@@ -135,8 +149,8 @@ class VectorTable(RowBook):
         self._reindex()
 
     def save(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         matrix, rows = self._paths()
+        matrix.parent.mkdir(parents=True, exist_ok=True)
         lines = "".join(
             json.dumps({"id": i, "key": k, "extra": e}) + "\n"
             for i, k, e in zip(self.ids, self.keys, self.extras, strict=True)

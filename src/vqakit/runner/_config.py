@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
@@ -66,6 +66,9 @@ class EvalConfig(BaseModel):
     judges: dict[str, str] = {}  # judge name -> model spec (e.g. {"open": "openai:gpt-4o-mini"})
     judge_args: dict[str, dict[str, Any]] = {}  # judge name -> generation settings of its model
     method_args: dict[str, Any] = {}  # the method's options, validated by the method
+    reasoning_source: Literal["reply", "thinking", "both"] = (
+        "reply"  # what judges and recall read as reasoning
+    )
     keep_errors: bool = False  # resuming keeps samples that ended in an error instead of retrying them
     errors_as_wrong: bool = False  # score failed MCQ samples as wrong (the strict number)
 

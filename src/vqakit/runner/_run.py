@@ -37,7 +37,14 @@ from vqakit.runner._lock import RunLock
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
 from vqakit.schema import Benchmark, Prediction
-from vqakit.scoring import length_bucket, score_sample, summarise, usage_totals
+from vqakit.scoring import (
+    length_bucket,
+    length_buckets,
+    score_sample,
+    summarise,
+    usage_totals,
+    use_reasoning_source,
+)
 
 
 class RunConfigError(Exception):
@@ -186,21 +193,24 @@ def _run_locked(
         engine(todo, config, benchmark, checked.protocol, folder, record)
     finally:
         log.close()
-    judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
-    if config.judges:
-        asyncio.run(
-            judge_run(config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args)
+    with use_reasoning_source(config.reasoning_source):
+        judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
+        if config.judges:
+            asyncio.run(
+                judge_run(
+                    config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args
+                )
+            )
+        results = write_scores(
+            folder,
+            benchmark,
+            samples,
+            log.finished,
+            judgments.by_sample(),
+            config.group_by,
+            errors_as_wrong=config.errors_as_wrong,
+            wall_s=time.monotonic() - started,
         )
-    results = write_scores(
-        folder,
-        benchmark,
-        samples,
-        log.finished,
-        judgments.by_sample(),
-        config.group_by,
-        errors_as_wrong=config.errors_as_wrong,
-        wall_s=time.monotonic() - started,
-    )
     return RunOutcome(folder, finished_before, len(todo), results)
 
 
@@ -259,6 +269,7 @@ def write_scores(
         tuple(dict.fromkeys((*default_groups(), *group_by))),
         extra_groups={"video_length": lengths},
         min_group_size=benchmark.card.protocol.min_group_size,
+        order={"video_length": length_buckets()},
     )
     results["usage"] = usage_totals(
         [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s

@@ -16,10 +16,12 @@ from vqakit.schema._folder import (
     load_folder,
     safe_media_path,
 )
+from vqakit.schema._lengths import length_bucket, length_buckets
 from vqakit.schema._prediction import NOT_APPLICABLE, Prediction, PredictionError
 from vqakit.schema._sample import Metadata, ObjectTrack, Sample, TrackPoint, VideoRef
 from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times, parse_clock, parse_trace
+from vqakit.schema._warnings import benchmark_warnings
 
 __all__ = [
     "CARD",
@@ -51,9 +53,12 @@ __all__ = [
     "TrackPoint",
     "Uniform",
     "VideoRef",
+    "benchmark_warnings",
     "check_folder",
     "find_objects",
     "find_times",
+    "length_bucket",
+    "length_buckets",
     "load_folder",
     "parse_clock",
     "parse_sampling",

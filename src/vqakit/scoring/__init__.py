@@ -5,6 +5,7 @@ Benchmark systems plug in here with decorators: judges (`register_judge`), group
 (`register_metric`) and the diagnostics `compare` reports (`register_diagnostic`).
 """
 
+from vqakit.schema import length_bucket, length_buckets
 from vqakit.scoring._audit import blind_agreement, option_biases
 from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
@@ -21,18 +22,27 @@ from vqakit.scoring._hooks import (
 from vqakit.scoring._intervals import SMALL_GROUP, accuracy_summary, bootstrap_interval, wilson_interval
 from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
 from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
-from vqakit.scoring._metrics import length_bucket, score_sample, summarise
+from vqakit.scoring._metrics import score_sample, summarise
+from vqakit.scoring._reasoning import (
+    REASONING_SOURCES,
+    ReasoningSource,
+    model_reasoning,
+    reasoning_source,
+    use_reasoning_source,
+)
 from vqakit.scoring._usage import usage_totals
 from vqakit.scoring._verdicts import parse_yes_no
 
 __all__ = [
     "LETTERS",
+    "REASONING_SOURCES",
     "SMALL_GROUP",
     "ChoiceExtractor",
     "Extraction",
     "Judge",
     "OpenAnswerJudge",
     "OptionStyle",
+    "ReasoningSource",
     "accuracy_summary",
     "blind_agreement",
     "bootstrap_interval",
@@ -47,11 +57,14 @@ __all__ = [
     "judge_reply",
     "judges",
     "length_bucket",
+    "length_buckets",
     "mcnemar_exact",
     "mean_summary",
+    "model_reasoning",
     "option_biases",
     "paired_bootstrap",
     "parse_yes_no",
+    "reasoning_source",
     "register_diagnostic",
     "register_group",
     "register_judge",
@@ -60,5 +73,6 @@ __all__ = [
     "score_sample",
     "summarise",
     "usage_totals",
+    "use_reasoning_source",
     "wilson_interval",
 ]

@@ -3,6 +3,11 @@
 For every group, only samples scored in both runs count. Reported: both accuracies, the
 difference B - A with a 95% paired bootstrap interval (samples resampled together), and the
 exact McNemar test on the discordant pairs (A right / B wrong against A wrong / B right).
+
+Registered diagnostics (`register_diagnostic`: a boolean score field, or `field=value`, whether a
+score field has that value) are reported as rates in both runs, pooled and per key of every group
+a system registers with a function (`register_group`, e.g. a benchmark's question families); the
+metadata groups stay with accuracy only.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from vqakit.plugins import load_plugins
 from vqakit.schema import Sample
-from vqakit.scoring._hooks import default_groups, diagnostics, group_keys
+from vqakit.scoring._hooks import _GROUPS, default_groups, diagnostics, group_keys
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -51,17 +57,32 @@ def _pair_summary(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
     }
 
 
-def _diagnostics(scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]]) -> dict[str, Any]:
-    """Rates of the registered diagnostics (boolean score fields) in both runs, over samples that
-    have the value in both (e.g. the sufficiency judge's Y rate without and with localization)."""
+def _diagnostic(row: dict[str, Any] | None, key: str) -> bool | None:
+    """A row's value of a diagnostic: its boolean field `key`, or for `field=value` whether the
+    field has that value; None when the row has no such field."""
+    field, equals, wanted = key.partition("=")
+    value = (row or {}).get(field)
+    if value is None:
+        return None
+    return str(value) == wanted if equals else bool(value)
+
+
+def _diagnostics(
+    scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]], only: set[str] | None = None
+) -> dict[str, Any]:
+    """Rates of the registered diagnostics in both runs, over samples that have the value in both
+    (e.g. the sufficiency judge's Y rate without and with localization); `only` keeps those
+    sample ids."""
     rows_b = {row["sample_id"]: row for row in scores_b}
     found: dict[str, Any] = {}
     for key, label in diagnostics().items():
-        pairs = [
-            (bool(row[key]), bool(rows_b[row["sample_id"]][key]))
-            for row in scores_a
-            if row.get(key) is not None and rows_b.get(row["sample_id"], {}).get(key) is not None
-        ]
+        pairs = []
+        for row in scores_a:
+            if only is not None and row["sample_id"] not in only:
+                continue
+            value_a, value_b = _diagnostic(row, key), _diagnostic(rows_b.get(row["sample_id"]), key)
+            if value_a is not None and value_b is not None:
+                pairs.append((value_a, value_b))
         if pairs:
             a, b = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
             found[key] = {
@@ -73,12 +94,46 @@ def _diagnostics(scores_a: list[dict[str, Any]], scores_b: list[dict[str, Any]])
     return found
 
 
+def _diagnostic_groups() -> tuple[str, ...]:
+    """The groups diagnostics are broken down by: default groups a system registered with a
+    function (`register_group`), in rank order."""
+    load_plugins()
+    return tuple(
+        group.name
+        for group in sorted(_GROUPS.values(), key=lambda group: group.rank)
+        if group.default and group.keys is not None
+    )
+
+
+def _diagnostics_by_group(
+    samples: list[Sample],
+    scores_a: list[dict[str, Any]],
+    scores_b: list[dict[str, Any]],
+    groups: tuple[str, ...],
+) -> dict[str, Any]:
+    """{group: {key: `_diagnostics` over the samples with that key}}, empty buckets left out."""
+    found: dict[str, Any] = {}
+    for group in groups:
+        buckets: dict[str, set[str]] = {}
+        for sample in samples:
+            for key in group_keys(sample, group):
+                buckets.setdefault(key, set()).add(sample.id)
+        rates = {key: _diagnostics(scores_a, scores_b, ids) for key, ids in sorted(buckets.items())}
+        rates = {key: entry for key, entry in rates.items() if entry}
+        if rates:
+            found[group] = rates
+    return found
+
+
 def compare_runs(
     samples: list[Sample],
     scores_a: list[dict[str, Any]],
     scores_b: list[dict[str, Any]],
     groups: tuple[str, ...] | None = None,
+    diagnostics_by: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
+    """Accuracy of both runs overall and per key of `groups` (default: the default groups), and
+    the registered diagnostics pooled and per key of `diagnostics_by` (default: `_diagnostic_groups`)."""
     correct_a = {row["sample_id"]: row["correct"] for row in scores_a if row["correct"] is not None}
     correct_b = {row["sample_id"]: row["correct"] for row in scores_b if row["correct"] is not None}
     shared = [s for s in samples if s.id in correct_a and s.id in correct_b]
@@ -95,6 +150,9 @@ def compare_runs(
         "overall": _pair_summary(*arrays(shared)),
         "groups": {},
         "diagnostics": _diagnostics(scores_a, scores_b),
+        "diagnostics_by_group": _diagnostics_by_group(
+            samples, scores_a, scores_b, _diagnostic_groups() if diagnostics_by is None else diagnostics_by
+        ),
     }
     for group in groups or default_groups():
         buckets: dict[str, list[Sample]] = {}

@@ -97,24 +97,23 @@ def score_sample(
     }
 
 
-LENGTH_BUCKETS = ((60, "<1 min"), (180, "1-3 min"), (600, "3-10 min"), (1800, "10-30 min"))
-
-
-def length_bucket(seconds: float) -> str:
-    """Video-length bucket used for breakdowns."""
-    for limit, label in LENGTH_BUCKETS:
-        if seconds < limit:
-            return label
-    return "30+ min"
-
-
 def _chance(samples: list[Sample]) -> float | None:
     """The accuracy a uniformly random choice has in expectation on these MCQ samples."""
     return sum(1 / len(s.choices) for s in samples if s.choices) / len(samples) if samples else None
 
 
+def _ordered(buckets: dict[str, list[float]], order: list[str] | None) -> list[tuple[str, list[float]]]:
+    """Keys in the given order (e.g. length buckets shortest first), others sorted after them."""
+    rank = {key: i for i, key in enumerate(order or [])}
+    return sorted(buckets.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
+
+
 def _group_buckets(
-    samples: dict[str, Sample], scored: list[dict[str, Any]], groups: tuple[str, ...], extra: dict[str, dict]
+    samples: dict[str, Sample],
+    scored: list[dict[str, Any]],
+    groups: tuple[str, ...],
+    extra: dict[str, dict],
+    order: dict[str, list[str]],
 ) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for group in groups:
@@ -130,7 +129,7 @@ def _group_buckets(
             if row["sample_id"] in keys:
                 by_key[keys[row["sample_id"]]].append(float(row["correct"]))
         if by_key:
-            found[group] = {key: accuracy_summary(v) for key, v in sorted(by_key.items())}
+            found[group] = {key: accuracy_summary(v) for key, v in _ordered(by_key, order.get(group))}
     return found
 
 
@@ -140,10 +139,13 @@ def summarise(
     groups: tuple[str, ...] | None = None,
     extra_groups: dict[str, dict[str, str]] | None = None,
     min_group_size: int = 1,
+    order: dict[str, list[str]] | None = None,
 ) -> dict:
     """Run-level results. `groups` defaults to the default groups; `extra_groups` adds groupings
     computed outside the samples' metadata, as {group name: {sample id: key}} (the runner adds
-    video_length this way). Judges and registered metrics add their own keys."""
+    video_length this way), `order` the order of a group's keys. Judges and registered metrics
+    add their own keys. Rows with fewer than `min_group_size` samples are left out of the
+    breakdowns and listed under `hidden_groups`."""
     by_id = {s.id: s for s in samples}
     scored = [row for row in scores if row["correct"] is not None]
     mcq = [row for row in scored if row["mcq"]]
@@ -158,7 +160,7 @@ def summarise(
         },
         "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
         "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
-        "groups": _group_buckets(by_id, scored, groups or default_groups(), extra_groups or {}),
+        "groups": _group_buckets(by_id, scored, groups or default_groups(), extra_groups or {}, order or {}),
     }
     for name, judge in judges().items():
         summary = judge.summarise(samples, scores)
@@ -166,13 +168,18 @@ def summarise(
             results[name] = summary
     for metric in metric_hooks():
         results.update(metric(samples, scores))
+    hidden: dict[str, dict[str, int]] = {}
     for group, buckets in list(results["groups"].items()):
         kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
+        left_out = {key: summary["n"] for key, summary in buckets.items() if summary["n"] < min_group_size}
+        if left_out:
+            hidden[group] = left_out
         if kept:
             results["groups"][group] = kept
         else:
             del results["groups"][group]
     results["min_group_size"] = min_group_size
+    results["hidden_groups"] = hidden  # rows with fewer than min_group_size samples: {group: {key: n}}
     results["letters"] = {
         "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
         "gold": dict(

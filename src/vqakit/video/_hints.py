@@ -1,152 +1,108 @@
 """Spatio-temporal hints (Minerva-Ego): marks drawn around the objects a question is about,
-and frame times chosen where those objects are present.
+and frame times chosen where those objects are present. Styles and drawing: `_hint_draw`.
 
-Tracks are sparse (e.g. the first and last frame of each movement). An object is taken to be
-present from its first to its last track point; in between, its box is interpolated linearly
-between the two nearest points. Mask-only points are turned into their bounding box.
+Tracks are sparse (in HD-EPIC, the first and last frame of each movement). An object is present
+where it is annotated: at each track point (within `POINT_TOLERANCE_S`, half a frame at 25 fps,
+so that the annotated frame itself counts), and between two consecutive points at most
+`max_gap_s` apart, where its box is interpolated linearly. Across a longer gap it is absent
+(between two movements an object rests, often out of view, and a box interpolated over a long
+stretch of head-mounted video would be wrong). The hints method sets the gap (its option
+`max_gap_s`, where the default and its reasons live); these functions take it explicitly.
 
-Styles (combine with `+`): `box`, `circle` (an ellipse around the box), `contour` (the outline
-of the object's mask, taken from the nearest annotated point that has one: masks are not
-propagated between points), `classes` (the label written above the box), `text` (no
-drawing: one line per object, `label: [x0, y0, x1, y1]`,
-to be placed before the frame). Marks are red, 3 px wide at 448 px short side and scaled
-with the frame.
+Mask-only points are turned into their bounding box. A mark's mask (for `contour`) is that of
+the nearer of the two points that locate the object at that time, fitted into the
+interpolated box when drawn; masks are not propagated any further.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
-from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from vqakit.schema import ObjectTrack
+from vqakit.video._hint_draw import (
+    STYLES,
+    Mark,
+    describe_marks,
+    draw_marks,
+    load_mask,
+    mask_box,
+    parse_style,
+)
 
-STYLES = ("box", "circle", "contour", "classes", "text")
-RED = (255, 0, 0)
+POINT_TOLERANCE_S = 0.02
 
-
-@dataclass(frozen=True)
-class Mark:
-    label: str
-    box: tuple[float, float, float, float]  # in pixels of the source (displayed) frame
-    mask: np.ndarray | None = None  # bool, source frame size, for the contour style
-
-
-def parse_style(text: str) -> set[str]:
-    parts = {part.strip() for part in text.replace("circles", "circle").replace("boxes", "box").split("+")}
-    unknown = parts - set(STYLES) - {"temporal"}
-    if unknown or not parts:
-        raise ValueError(
-            f"unknown hint style {sorted(unknown)}; combine {', '.join(STYLES)} and temporal with +"
-        )
-    return parts
+Box = tuple[float, float, float, float]
 
 
-@lru_cache(maxsize=256)
-def load_mask(path: str) -> np.ndarray:
-    """A mask PNG as a read-only bool array, read once: box and contour lookups ask for the
-    same masks at every candidate frame time."""
-    mask = np.asarray(Image.open(path).convert("L")) > 0
-    mask.flags.writeable = False
-    return mask
+def _located(track: ObjectTrack, root: Path | None) -> list[tuple[float, Box, str | None]]:
+    """(time, box, mask path) of each point whose box is known (given, or from its mask)."""
+    located = []
+    for point in track.points:
+        box = tuple(float(v) for v in point.box) if point.box is not None else None
+        if box is None and point.mask is not None and root is not None:
+            box = mask_box(load_mask(str(root / point.mask)))
+        if box is not None:
+            located.append((point.time_s, box, point.mask))
+    return located  # type: ignore[return-value]
 
 
-def _point_box(point, root: Path | None) -> tuple[float, float, float, float] | None:
-    if point.box is not None:
-        return tuple(float(v) for v in point.box)  # type: ignore[return-value]
-    if point.mask is not None and root is not None:
-        mask = load_mask(str(root / point.mask))
-        ys, xs = np.nonzero(mask)
-        if xs.size:
-            return float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1)
-    return None
-
-
-def box_at(
-    track: ObjectTrack, time_s: float, root: Path | None = None
-) -> tuple[float, float, float, float] | None:
-    """The object's box at `time_s`, interpolated; None outside its first..last point."""
-    points = [(p.time_s, box) for p in track.points if (box := _point_box(p, root)) is not None]
-    if not points or not points[0][0] <= time_s <= points[-1][0]:
+def _bracket(times: list[float], time_s: float, max_gap_s: float) -> tuple[int, int] | None:
+    """The points that locate the object at `time_s`: two consecutive ones at most `max_gap_s`
+    apart around it, or one within the tolerance (i, i); None where it is absent."""
+    after = bisect.bisect_right(times, time_s)
+    before = after - 1
+    if before >= 0 and after < len(times) and times[after] - times[before] <= max_gap_s:
+        return before, after
+    near = [i for i in (before, after) if 0 <= i < len(times) and abs(times[i] - time_s) <= POINT_TOLERANCE_S]
+    if not near:
         return None
-    for (t0, b0), (t1, b1) in itertools.pairwise(points):
-        if t0 <= time_s <= t1:
-            w = 0.0 if t1 == t0 else (time_s - t0) / (t1 - t0)
-            return tuple(a + w * (b - a) for a, b in zip(b0, b1, strict=True))  # type: ignore[return-value]
-    return points[-1][1]
+    nearest = min(near, key=lambda i: abs(times[i] - time_s))
+    return nearest, nearest
 
 
-def mask_at(track: ObjectTrack, time_s: float, root: Path | None) -> np.ndarray | None:
-    """The mask of the track point nearest in time that has one (None without masks)."""
-    with_masks = [p for p in track.points if p.mask is not None]
-    if not with_masks or root is None:
+def _locate(track: ObjectTrack, time_s: float, root: Path | None, max_gap_s: float) -> Mark | None:
+    points = _located(track, root)
+    found = _bracket([p[0] for p in points], time_s, max_gap_s)
+    if found is None:
         return None
-    nearest = min(with_masks, key=lambda p: abs(p.time_s - time_s))
-    return load_mask(str(root / nearest.mask))
+    (t0, b0, m0), (t1, b1, m1) = points[found[0]], points[found[1]]
+    w = 0.0 if t1 == t0 else (time_s - t0) / (t1 - t0)
+    box = tuple(a + w * (b - a) for a, b in zip(b0, b1, strict=True))
+    with_masks = [(abs(time_s - t), m) for t, m in ((t0, m0), (t1, m1)) if m is not None]
+    nearest = min(with_masks, key=lambda pair: pair[0])[1] if with_masks else None
+    mask = load_mask(str(root / nearest)) if nearest is not None and root is not None else None
+    return Mark(track.label, box, mask)  # type: ignore[arg-type]
 
 
-def marks_at(tracks: list[ObjectTrack], time_s: float, root: Path | None = None) -> list[Mark]:
-    return [
-        Mark(t.label, box, mask_at(t, time_s, root))
-        for t in tracks
-        if (box := box_at(t, time_s, root)) is not None
-    ]
+def box_at(track: ObjectTrack, time_s: float, root: Path | None = None, *, max_gap_s: float) -> Box | None:
+    """The object's box at `time_s` (interpolated), None where it is absent."""
+    mark = _locate(track, time_s, root, max_gap_s)
+    return mark.box if mark is not None else None
 
 
-def _outline(mask: np.ndarray, size: tuple[int, int], width: int) -> np.ndarray:
-    """Pixels on the border of a mask resized to `size` (width, height), `width` pixels thick."""
-    scaled = (
-        np.asarray(Image.fromarray(mask.astype(np.uint8) * 255).resize(size, Image.Resampling.NEAREST)) > 0
-    )
-    inner = scaled.copy()
-    for _ in range(width):
-        shrunk = inner.copy()
-        shrunk[1:, :] &= inner[:-1, :]
-        shrunk[:-1, :] &= inner[1:, :]
-        shrunk[:, 1:] &= inner[:, :-1]
-        shrunk[:, :-1] &= inner[:, 1:]
-        inner = shrunk
-    return scaled & ~inner
+def mask_at(track: ObjectTrack, time_s: float, root: Path | None, *, max_gap_s: float) -> np.ndarray | None:
+    """The mask of the nearer of the points that locate the object at `time_s` (None without)."""
+    mark = _locate(track, time_s, root, max_gap_s)
+    return mark.mask if mark is not None else None
 
 
-def draw_marks(
-    image: np.ndarray, marks: list[Mark], style: set[str], source_size: tuple[int, int]
-) -> np.ndarray:
-    """Draw marks on an RGB frame. `source_size` (width, height) is the frame size the boxes
-    refer to; boxes are scaled to the image."""
-    if not marks or not style & {"box", "circle", "contour", "classes"}:
-        return image
-    if "contour" in style:
-        image = image.copy()
-        height, width_px = image.shape[:2]
-        line = max(1, round(3 * min(width_px, height) / 448))
-        for mark in marks:
-            if mark.mask is not None:
-                image[_outline(mark.mask, (width_px, height), line)] = RED
-    picture = Image.fromarray(image)
-    draw = ImageDraw.Draw(picture)
-    sx, sy = picture.width / source_size[0], picture.height / source_size[1]
-    width = max(1, round(3 * min(picture.size) / 448))
-    font = ImageFont.load_default(size=max(10, round(14 * min(picture.size) / 448)))
-    for mark in marks:
-        x0, y0, x1, y1 = mark.box[0] * sx, mark.box[1] * sy, mark.box[2] * sx, mark.box[3] * sy
-        if "box" in style:
-            draw.rectangle((x0, y0, x1, y1), outline=RED, width=width)
-        if "circle" in style:
-            pad_x, pad_y = 0.2 * (x1 - x0) + width, 0.2 * (y1 - y0) + width
-            draw.ellipse((x0 - pad_x, y0 - pad_y, x1 + pad_x, y1 + pad_y), outline=RED, width=width)
-        if "classes" in style:
-            top = y0 - (0.2 * (y1 - y0) + width if "circle" in style else 0)
-            draw.text((x0, top - 2), mark.label, fill=RED, font=font, anchor="lb")
-    return np.asarray(picture)
+def marks_at(
+    tracks: list[ObjectTrack], time_s: float, root: Path | None = None, *, max_gap_s: float
+) -> list[Mark]:
+    """A mark for each tracked object present at `time_s`, in track order."""
+    return [mark for t in tracks if (mark := _locate(t, time_s, root, max_gap_s)) is not None]
 
 
-def describe_marks(marks: list[Mark]) -> str:
-    return "; ".join(f"{m.label}: [{', '.join(str(round(v)) for v in m.box)}]" for m in marks)
+def presence_spans(track: ObjectTrack, root: Path | None, *, max_gap_s: float) -> list[tuple[float, float]]:
+    """The closed intervals where the object is present, in time order (may touch or overlap)."""
+    times = [p[0] for p in _located(track, root)]
+    spans = [(t - POINT_TOLERANCE_S, t + POINT_TOLERANCE_S) for t in times]
+    spans += [(a, b) for a, b in itertools.pairwise(times) if b - a <= max_gap_s]
+    return sorted(spans)
 
 
 def select_times(
@@ -154,25 +110,36 @@ def select_times(
     duration_s: float,
     budget: int,
     *,
+    max_gap_s: float,
     step_s: float = 0.5,
     root: Path | None = None,
 ) -> list[float]:
-    """Temporal selection: times every `step_s` where a tracked object is present, spread evenly
-    down to `budget` when there are more; the rest of the budget filled uniformly (centres of
-    equal slices of the whole video), skipping times already taken. Sorted."""
-    present = []
-    for k in range(int(np.ceil(duration_s / step_s))):
-        t = round(k * step_s, 6)
-        if t < duration_s and any(box_at(track, t, root) is not None for track in tracks):
-            present.append(t)
+    """Temporal selection: the candidate times where a tracked object is present (every `step_s`,
+    and each track point's own time, so that annotated frames are never stepped over), spread
+    evenly down to `budget` when there are more; the rest of the budget filled uniformly
+    (centres of equal slices of the whole video), skipping times already taken. Sorted."""
+    spans = [span for track in tracks for span in presence_spans(track, root, max_gap_s=max_gap_s)]
+    grid = {round(k * step_s, 6) for k in range(int(np.ceil(duration_s / step_s)))}
+    grid |= {round(p.time_s, 6) for track in tracks for p in track.points}
+    present = [t for t in sorted(grid) if 0 <= t < duration_s and any(a <= t <= b for a, b in spans)]
     if len(present) > budget:
         picks = np.linspace(0, len(present) - 1, budget).round().astype(int)
         return sorted({present[i] for i in picks})
     chosen = set(present)
     slices = budget - len(chosen)
-    fill = [(i + 0.5) * duration_s / slices for i in range(slices)] if slices > 0 else []
-    for t in fill:
-        t = round(t, 6)
-        if t not in chosen:
-            chosen.add(t)
-    return sorted(chosen)
+    fill = [round((i + 0.5) * duration_s / slices, 6) for i in range(slices)] if slices > 0 else []
+    return sorted(chosen.union(fill))
+
+
+__all__ = [
+    "STYLES",
+    "Mark",
+    "box_at",
+    "describe_marks",
+    "draw_marks",
+    "marks_at",
+    "mask_at",
+    "parse_style",
+    "presence_spans",
+    "select_times",
+]

@@ -302,11 +302,19 @@ def test_output_is_a_valid_egofact_benchmark(built):
     assert ids == ["bikeA-w000-L01", "bikeA-w000-T00a", "bikeA-w000-T00a-2h", "carA-w000-T00a"]
     assert sorted(bench.clips) == ["bikeA-w000", "bikeB-w000", "carA-w000"]
     two_hop = next(s for s in bench.samples if s.metadata.hop == 2)
-    assert len(two_hop.choices) == 6 and all(
-        c.startswith("When repairing a bicycle. It ") for c in two_hop.choices
-    )
     pairs = two_hop.metadata.model_extra["pairs"]
     assert [p["object"] for p in pairs] == ["saddle", "lock", "pedal"]
+    # each pair's two statements are set in the task of its own passage, not the video's activity
+    assert [p["context"] for p in pairs] == [
+        "adjusting a bicycle saddle",
+        "using a bicycle lock",
+        "replacing bicycle pedals",
+    ]
+    assert len(two_hop.choices) == 6
+    for pair in pairs:
+        for kind in ("counterfactual", "factual"):
+            assert two_hop.choices[pair[kind]].startswith(f"When {pair['context']}. It ")
+    assert two_hop.choices[two_hop.answer] == "When replacing bicycle pedals. " + fact("pedal").capitalize()
     assert two_hop.answer == pairs[2]["factual"] and two_hop.gold_passages == ["howto-pedal"]
     assert sorted({p["passage"] for p in pairs}) == sorted(bench.passages)
     assert two_hop.question.startswith(
@@ -434,3 +442,30 @@ def test_clip_similarity_from_screenshots_with_an_image_embedder(inputs, minilm,
     stage = next(s for s in outcome.stages if s.name == "6 disambiguation")
     assert stage.before == 10 and stage.after + sum(stage.dropped.values()) == stage.before
     load_benchmark(outcome.folder, media=True)
+
+
+def test_each_pair_is_set_in_the_task_of_its_passage():
+    from vqakit.schema import Passage
+    from vqakit.systems.egofact.builder.two_hop import gerund, passage_task
+
+    assert [gerund(v) for v in ("fix", "make", "cut", "tie", "see", "open", "quit", "oil", "sew", "be")] == [
+        "fixing",
+        "making",
+        "cutting",
+        "tying",
+        "seeing",
+        "opening",
+        "quitting",
+        "oiling",
+        "sewing",
+        "being",
+    ]
+
+    def task(title):
+        return passage_task(Passage(id="p", text="t", title=title))
+
+    assert task("How to replace bicycle pedals") == "replacing bicycle pedals"
+    assert task("How to Fix a Lighter (with Pictures)") == "fixing a lighter"
+    assert task("How to Adjust BMX Brakes: 7 Steps") == "adjusting BMX brakes"
+    assert task("Bicycle chain care") == "it comes to bicycle chain care"
+    assert task(None) is None

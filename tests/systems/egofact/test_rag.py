@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,7 @@ from tiny_models import build_tiny_clip
 from vqakit.benchmarks import load_benchmark
 from vqakit.methods import MethodContext
 from vqakit.models import Completion, Model, Text
-from vqakit.retrieval import best_window
+from vqakit.retrieval import CorpusIndex, best_window, frames_table
 from vqakit.runner import EvalConfig, run_eval, run_sweep
 from vqakit.scoring import LETTERS
 from vqakit.systems.egofact.diagnostics import SufficiencyJudge
@@ -59,6 +60,11 @@ def clip_spec(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="module")
+def siglip_spec(tmp_path_factory) -> str:
+    return "clip:" + str(build_tiny_clip(tmp_path_factory.mktemp("siglip") / "siglip", "siglip"))
+
+
+@pytest.fixture(scope="module")
 def index_folder(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("index")
 
@@ -79,6 +85,7 @@ def write_replay(path: Path, bench, position: str = "after") -> Path:
     for sample in bench.samples:
         steps = {
             "rewrite": {"query": f"A video that shows {sample.question.lower()}"},
+            "keywords": {"keywords": ["hand", "kitchen counter"]},
             "localize": {"description": "a hand picks up an object", "position": position},
             "passage-queries": {"queries": [f"A passage about {c}" for c in sample.choices or []]},
         }
@@ -186,6 +193,8 @@ def context_for(bench, model, **options) -> MethodContext:
 def scripted_rag_replies(sample_id: str, text: str) -> str:
     if sample_id.endswith(":rewrite"):
         return '{"query": "A video that shows an animated rabbit on a hill"}'
+    if sample_id.endswith(":keywords"):
+        return '{"keywords": ["rabbit", "carrot", "Carrot", " ", "hill"]}'
     if sample_id.endswith(":localize"):
         return '{"description": "a rabbit stretches", "position": "Before"}'
     if sample_id.endswith(":passage-queries"):
@@ -203,6 +212,11 @@ def test_what_each_step_is_shown(bench, index_folder, clip_spec):
     assert prediction.error is None and prediction.choice == 1
     trace = prediction.retrieval
     assert trace["localization"]["position"] == "before"
+    # the keyword step: blanks and repeats dropped, words the rewrite has already left out
+    assert trace["keywords"] == ["rabbit", "carrot", "hill"]
+    assert trace["query"] == "A video that shows an animated rabbit on a hill. carrot."
+    keywords_text, _ = next((t, i) for sid, t, i in model.requests if sid == "hop2-rabbit:keywords")
+    assert sample.question in keywords_text and "keywords" in keywords_text
     assert "passage-queries" in trace["step_errors"] and trace["passage_queries"][0].startswith(
         "A passage about"
     )
@@ -210,6 +224,7 @@ def test_what_each_step_is_shown(bench, index_folder, clip_spec):
     for clip in trace["clips"]:
         text, images = requests[f"hop2-rabbit:caption:{clip}"]
         assert images == 15 and sample.question in text
+        assert "Look especially for: rabbit, carrot, hill." in text
     answer_text, answer_images = requests["hop2-rabbit"]
     assert answer_images == 0
     for clip in trace["clips"]:
@@ -220,7 +235,7 @@ def test_what_each_step_is_shown(bench, index_folder, clip_spec):
     assert all(f"{LETTERS[i]}. {c}" in answer_text for i, c in enumerate(sample.choices))
 
 
-def test_oracle_clip_split_and_description_retrieval(bench, index_folder, clip_spec):
+def test_oracle_clip_best_piece_and_description_retrieval(bench, index_folder, clip_spec):
     sample = next(s for s in bench.samples if s.id == "bunny-after-exit")
     model = ScriptedModel(scripted_rag_replies)
     oracle = asyncio.run(
@@ -229,15 +244,16 @@ def test_oracle_clip_split_and_description_retrieval(bench, index_folder, clip_s
     assert oracle.retrieval["clips"] == ["clip-bunny"] and "query" not in oracle.retrieval
     assert not any(sample_id.endswith(":rewrite") for sample_id, _, _ in model.requests)
 
-    split = asyncio.run(
+    best = asyncio.run(
         run_rag(
             sample,
             context_for(bench, model, image_embedder=clip_spec, index=str(index_folder), window_s=3.0),
-            "rag+split",
-            "split",
+            "rag+best-piece",
+            "best-piece",
         )
     )
-    for clip_id, (start, end) in split.retrieval["windows"].items():
+    assert list(best.retrieval["windows"]) == best.retrieval["clips"] and len(best.retrieval["clips"]) == 5
+    for clip_id, (start, end) in best.retrieval["windows"].items():
         origin = bench.clips[clip_id].video.start_s or 0.0
         assert (start - origin) % 3.0 == pytest.approx(0.0, abs=1e-6) and end - start <= 3.0 + 1e-6
 
@@ -249,6 +265,47 @@ def test_oracle_clip_split_and_description_retrieval(bench, index_folder, clip_s
     no_gold = sample.model_copy(update={"gold_clips": []})
     failed = asyncio.run(run_rag(no_gold, context_for(bench, model), "oracle-clip", "oracle"))
     assert failed.error is not None and failed.error.type == "no_gold_clips"
+
+
+def test_localize_embedder_scores_the_frames_of_retrieved_clips(
+    tmp_path, bench, index_folder, clip_spec, siglip_spec
+):
+    """CLIP retrieves, SigLIP localizes: its frame vectors are a table of their own in the index,
+    of the same frames, and the windows are those of SigLIP's similarities."""
+    folder = tmp_path / "index"
+    if (index_folder / "index.json").exists():
+        shutil.copytree(index_folder, folder)
+    sample = next(s for s in bench.samples if s.id == "hop2-rabbit")
+    model = ScriptedModel(scripted_rag_replies)
+    both = context_for(
+        bench, model, image_embedder=clip_spec, localize_embedder=siglip_spec, index=str(folder)
+    )
+    prediction = asyncio.run(run_rag(sample, both, "rag+localize", "localize"))
+    assert prediction.error is None
+    index = CorpusIndex(folder)
+    assert index.settings.localize_embedders == (siglip_spec,)
+    assert len(index.tables[frames_table(siglip_spec)]) == len(index.tables["frames"])
+    from vqakit.models import ImageTextEmbedder
+
+    text = ImageTextEmbedder(siglip_spec).embed_texts(["a rabbit stretches"])[0]
+    for clip_id in prediction.retrieval["clips"]:
+        times, vectors = index.clip_frames(clip_id, siglip_spec)
+        np.testing.assert_allclose(times, index.clip_frames(clip_id)[0])
+        start, end = best_window(vectors @ text, 2.0, 5.0, "before", 1.0)
+        offset = bench.clips[clip_id].video.start_s or 0.0
+        assert prediction.retrieval["windows"][clip_id] == pytest.approx(
+            [offset + start, offset + end], abs=1e-3
+        )
+
+    clip_only = context_for(bench, model, image_embedder=clip_spec, index=str(folder))
+    plain = asyncio.run(run_rag(sample, clip_only, "rag+localize", "localize"))
+    assert plain.retrieval["clips"] == prediction.retrieval["clips"]  # retrieval is CLIP's either way
+    assert CorpusIndex(folder).settings.localize_embedders == (siglip_spec,)  # kept, like the image embedder
+
+    from vqakit.methods import get_method
+
+    line = get_method("rag+localize").shown(both.options, bench.card.protocol)
+    assert f"localize embedder {siglip_spec}" in line
 
 
 def tmp_index(folder: Path) -> Path:

@@ -4,12 +4,10 @@ tiny random OWLv2 built in the test wired end to end."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
-
-pytest.importorskip("transformers")
-
 from tiny_models import build_tiny_owlv2
 
 from vqakit.benchmarks import load_benchmark
@@ -45,6 +43,7 @@ def test_threshold_and_categories_on_fixed_detections():
 
 @pytest.fixture(scope="module")
 def owl_dir(tmp_path_factory):
+    pytest.importorskip("transformers")
     return build_tiny_owlv2(tmp_path_factory.mktemp("owlv2"))
 
 
@@ -65,6 +64,9 @@ def test_tiny_owlv2_detects_with_boxes_in_the_image(owl_dir):
 
 
 def test_hints_without_tracks_use_the_detector(owl_dir, tmp_path):
+    """Drawing, text lines and temporal selection together, end to end on the detector path:
+    a line per frame is sent (each style's pixels and lines: tests/video/test_hint_pixels.py)."""
+    style = "circle+classes+text1000+temporal"
     bench = load_benchmark("sample")
     untracked = [s for s in bench.samples if s.is_mcq and not s.objects][:3]
     replies = tmp_path / "r.jsonl"
@@ -81,8 +83,12 @@ def test_hints_without_tracks_use_the_detector(owl_dir, tmp_path):
         frames="uniform:4",
         limit=3,
         detector=f"owlv2:{owl_dir}",
+        hints=style,
     )
     assert [s.id for s in bench.samples[:3]] == [s.id for s in untracked]
     run_eval(config, tmp_path / "run")
     predictions = [json.loads(line) for line in (tmp_path / "run/predictions.jsonl").open()]
     assert all(p["error"] is None and len(p["frames_s"]) == 4 and p["choice"] == 0 for p in predictions)
+    for p in predictions:
+        lines = [line for line in p["prompt"].splitlines() if re.match(r"\[\d\d:\d\d\]", line)]
+        assert len(lines) == 4, p["prompt"]

@@ -11,7 +11,7 @@ import pytest
 
 from vqakit.benchmarks import check_benchmark, load_benchmark
 from vqakit.schema import find_objects, find_times
-from vqakit.systems.minerva_ego.importer import minerva_options
+from vqakit.systems.minerva_ego.release import FOUR_DECOYS, minerva_options
 from vqakit.video import write_index_clip
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "minerva_ego_release.json"
@@ -42,12 +42,15 @@ def imported(tmp_path_factory):
     return out, result
 
 
-def test_option_order_puts_the_answer_at_answer_id():
+def test_four_decoy_shape_puts_the_answer_at_answer_id():
+    """This fixture is in the older four-decoy shape (the release's five-option shape is in
+    test_release_shape.py)."""
     records = json.loads(FIXTURE.read_text())
     for record in records[:5]:
         options = minerva_options(record)
-        assert len(options) == 5 and options[record["answer_id"]] == record["answer"]
-    counting = minerva_options(records[0])
+        assert options.shape == FOUR_DECOYS and options.answer == record["answer_id"]
+        assert len(options.choices) == 5 and options.choices[record["answer_id"]] == record["answer"]
+    counting = minerva_options(records[0]).choices
     assert counting == ["once", "twice", "three", "four times", "five times"]  # a natural sequence
 
 
@@ -56,7 +59,7 @@ def test_import_round_trip(imported):
     assert result.returncode == 0, result.stderr
     assert "wrote 4 samples" in result.stdout
     assert "missing video P03-missing-video (1 question(s): mego-0004)" in result.stderr
-    assert "skipped record 6: missing answer_id" in result.stderr
+    assert "skipped record 6 (broken-0006): missing answer_id" in result.stderr
     benchmark, problems = check_benchmark(out)
     assert problems == [] and benchmark is not None
     samples = {s.id: s for s in load_benchmark(out).samples}

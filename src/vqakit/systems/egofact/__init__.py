@@ -1,8 +1,9 @@
 """EgoFact: multi-hop multimodal RAG over egocentric clips and how-to passages
 (../shared/specs/egofact.md).
 
-Importing it registers: the retrieval methods `rag`, `rag+localize`, `rag+split` and
-`oracle-clip` (`rag`); the retrieval diagnostics, the question-family breakdown and the
+Importing it registers: the retrieval methods `rag`, `rag+localize`, `rag+best-piece`,
+`rag+split` and `oracle-clip` (`rag`); the paper's other Table-3 baselines `graphrag` and
+`videorag-jeong` (`baselines`); the retrieval diagnostics, the question-family breakdown and the
 sufficiency judge (`diagnostics`); their report sections (`report`); the two-hop option-structure
 check of `validate` (`validation`); and its prompts. The builder (`vqakit build egofact`) is in
 `builder`.
@@ -15,7 +16,7 @@ from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.egofact import diagnostics, rag, report, validation  # noqa: E402
+from vqakit.systems.egofact import baselines, diagnostics, rag, report, validation  # noqa: E402
 from vqakit.systems.egofact.protocol import PROTOCOL  # noqa: E402
 
 register_system(
@@ -24,10 +25,18 @@ register_system(
         title="EgoFact: multi-hop multimodal RAG over egocentric video and how-to passages",
         reference="papers/egofact.txt",
         protocol=PROTOCOL,
-        methods=("rag", "rag+localize", "rag+split", "oracle-clip"),
+        methods=(
+            "rag",
+            "rag+localize",
+            "rag+best-piece",
+            "rag+split",
+            "oracle-clip",
+            "graphrag",
+            "videorag-jeong",
+        ),
         judges=("sufficiency",),
         commands=("build egofact", "index"),
     )
 )
 
-__all__ = ["PROTOCOL", "diagnostics", "rag", "report", "validation"]
+__all__ = ["PROTOCOL", "baselines", "diagnostics", "rag", "report", "validation"]

@@ -1,25 +1,31 @@
 """Retrieval-augmented answering over a clip corpus and a passage corpus (EgoFact).
 
-Every method here runs the same pipeline and differs only in which clips it looks at and which
-part of each clip it describes:
+Every method here runs the same pipeline and differs only in what it retrieves and which part
+of each clip it describes (`rag_units`):
 
-    rag           rewrite the question into "A video that ..." and retrieve the top clips;
-                  describe each clip from uniform frames over the whole clip
-    rag+localize  as rag, but a model step names the anchor event and its position
-                  (before / after / within); inside each clip the frames (embedded at 2 fps in
-                  the index) are scored against that description and the frames come from the
-                  best `window_s` window, moved `shift_s` for before/after questions
-    rag+split     as rag, but each clip is cut into fixed `window_s` pieces and the piece that
-                  best matches the rewritten query is described
-    oracle-clip   the gold clips, described whole (the upper bound for clip retrieval)
+    rag             rewrite the question into "A video that ..." and retrieve the top clips;
+                    describe each clip from uniform frames over the whole clip
+    rag+localize    as rag, but a model step names the anchor event and its position
+                    (before / after / within); inside each clip the frames (embedded at 2 fps in
+                    the index, scored by the localize embedder) are scored against that
+                    description and the frames come from the best `window_s` window, moved
+                    `shift_s` for before/after questions
+    rag+best-piece  as rag, but each retrieved clip is cut into fixed `window_s` pieces and the
+                    piece that best matches the rewritten query is described
+    rag+split       the paper's Video Split baseline: the fixed `window_s` pieces of every clip are
+                    the retrieval units; the top `top_clips` pieces are retrieved and each is
+                    described from the frame budget
+    oracle-clip     the gold clips, described whole (the upper bound for clip retrieval)
 
 Then, for two-hop questions, one "A passage about ..." query per option retrieves one passage
-per option; and the model answers from the clip descriptions and passages with JSON
+per option; and the model answers from the descriptions and passages with JSON
 `{"Answer", "Explanation"}`. A refusal goes to the run's fallback model (see `Model`).
 
-Model steps use sub-ids of the sample (`ID:rewrite`, `ID:localize`, `ID:caption:CLIP`,
-`ID:passage-queries`; the answer uses `ID`), which is how a replay file scripts each step.
-Everything retrieved and shown is kept in the prediction's `retrieval` field.
+Model steps use sub-ids of the sample (`ID:rewrite`, `ID:localize`, `ID:caption:UNIT` with the
+clip id, or the piece id for rag+split, `ID:passage-queries`; the answer uses `ID`), which is
+how a replay file scripts each step. Everything retrieved and shown is kept in the prediction's
+`retrieval` field; `captions` and `frames_s` there are by clip (the pieces of one clip in time
+order), so readers of the gold clip's description work for every method.
 """
 
 from __future__ import annotations
@@ -28,23 +34,23 @@ import asyncio
 from typing import Any
 
 from vqakit.methods import MethodContext, MethodSetupError, method, save_strip
+from vqakit.models import EmbeddingError
 from vqakit.prompts import render_prompt
 from vqakit.runs import strip_path
 from vqakit.schema import Benchmark, Prediction, PredictionError, Protocol, Sample
 from vqakit.scoring import format_options
 from vqakit.systems.egofact.rag_retriever import shared_retriever
 from vqakit.systems.egofact.rag_steps import (
-    Localization,
     Mode,
     PassageQueries,
     RagOptions,
-    RewrittenQuery,
     StepCosts,
     StepFailed,
     answer_prompt,
     read_answer,
     structured_step,
 )
+from vqakit.systems.egofact.rag_units import Unit, find_units
 
 
 def _clip_frames(context: MethodContext, clip: Any, start: float | None, end: float | None) -> Any:
@@ -60,29 +66,57 @@ def _clip_frames(context: MethodContext, clip: Any, start: float | None, end: fl
 
 
 async def _caption(
-    sample: Sample,
-    context: MethodContext,
-    costs: StepCosts,
-    clip: Any,
-    window: tuple[float | None, float | None],
-) -> tuple[str | None, list[float]]:
+    sample: Sample, context: MethodContext, costs: StepCosts, unit: Unit, keywords: list[str]
+) -> tuple[str | None, Any]:
+    """(the description of one unit or None, the frames shown or None when none could be read);
+    the keyword step's words, if any, are what the description should look out for."""
     from vqakit.models import Message
 
     try:
-        frames = await asyncio.to_thread(_clip_frames, context, clip, *window)
+        frames = await asyncio.to_thread(_clip_frames, context, unit.clip, *unit.window)
     except Exception as error:  # a clip that cannot be decoded is reported, not fatal
-        costs.errors[f"caption:{clip.id}"] = f"video: {error}"
-        return None, []
-    await asyncio.to_thread(save_strip, context, f"{sample.id}-{clip.id}", list(frames.images))
-    prompt = render_prompt("rag_caption", count=str(len(frames.images)), question=sample.question)
+        costs.errors[f"caption:{unit.id}"] = f"video: {error}"
+        return None, None
+    prompt = render_prompt(
+        "rag_caption", count=str(len(frames.images)), question=sample.question, keywords=keywords
+    )
     completion = await context.model.complete(
-        [Message.user(frames, prompt)], sample_id=f"{sample.id}:caption:{clip.id}"
+        [Message.user(frames, prompt)], sample_id=f"{sample.id}:caption:{unit.id}"
     )
     costs.add(completion)
     if completion.error is not None:
-        costs.errors[f"caption:{clip.id}"] = f"{completion.error.type}: {completion.error.message}"
-        return None, list(frames.times_s)
-    return completion.text, list(frames.times_s)
+        costs.errors[f"caption:{unit.id}"] = f"{completion.error.type}: {completion.error.message}"
+        return None, frames
+    return completion.text, frames
+
+
+async def _describe_units(
+    sample: Sample, context: MethodContext, costs: StepCosts, units: list[Unit], trace: dict[str, Any]
+) -> tuple[list[str], list[float]]:
+    """Describe every unit; (descriptions best first, every frame time shown). The trace gets
+    `captions` and `frames_s` by clip, and each clip's frames are kept as one strip."""
+    described = await asyncio.gather(
+        *(_caption(sample, context, costs, unit, trace.get("keywords") or []) for unit in units)
+    )
+    by_clip: dict[str, list[tuple[float, Any, str | None]]] = {clip_id: [] for clip_id in trace["clips"]}
+    for unit, (text, frames) in zip(units, described, strict=True):
+        if frames is not None:
+            start = frames.times_s[0] if frames.times_s else 0.0
+            by_clip.setdefault(unit.clip.id, []).append((start, frames, text))
+    captions, frames_s = {}, {}
+    for clip_id, parts in by_clip.items():
+        parts.sort(key=lambda part: part[0])
+        texts = [text.strip() for _, _, text in parts if text is not None]
+        if texts:
+            captions[clip_id] = "\n\n".join(texts)
+        frames_s[clip_id] = [time for _, frames, _ in parts for time in frames.times_s]
+        images = [image for _, frames, _ in parts for image in frames.images]
+        if images:
+            await asyncio.to_thread(save_strip, context, f"{sample.id}-{clip_id}", images)
+    trace["captions"] = captions
+    trace["frames_s"] = frames_s
+    texts = [text for text, _ in described if text is not None]
+    return texts, [time for _, frames in described if frames is not None for time in frames.times_s]
 
 
 async def _passages(
@@ -105,85 +139,17 @@ async def _passages(
         queries = [render_prompt("rag_passage_query_fallback", option=text) for text in sample.choices]
     chosen: list[Any] = []
     for query in queries:
-        hits = await asyncio.to_thread(
-            retriever.search_passages, query, 1, exclude=tuple(hit.id for hit in chosen)
-        )
+        try:
+            hits = await asyncio.to_thread(
+                retriever.search_passages, query, 1, exclude=tuple(hit.id for hit in chosen)
+            )
+        except EmbeddingError as error:  # an embeddings API that failed for good
+            raise StepFailed("retrieval", str(error)) from None
         chosen.extend(hits)
     trace["passage_queries"] = queries
     trace["passages"] = [hit.id for hit in chosen]
     trace["passage_scores"] = [round(hit.score, 4) for hit in chosen]
     return chosen
-
-
-async def _find_clips(
-    sample: Sample,
-    context: MethodContext,
-    costs: StepCosts,
-    retriever: Any,
-    mode: Mode,
-    trace: dict[str, Any],
-) -> tuple[list[str], str]:
-    """(clip ids, the text clips were retrieved with): the gold clips for the oracle, else the top
-    clips for the rewritten question."""
-    if mode == "oracle":
-        if not sample.gold_clips:
-            raise StepFailed("no_gold_clips", "oracle-clip needs gold_clips on the sample")
-        return list(sample.gold_clips), sample.question
-    prompt = render_prompt("rag_rewrite", question=sample.question)
-    rewritten = await structured_step(
-        context, costs, "rewrite", f"{sample.id}:rewrite", prompt, RewrittenQuery
-    )
-    query = rewritten.query if rewritten is not None else sample.question
-    trace["query"] = query
-    try:
-        hits = await asyncio.to_thread(retriever.search_clips, query, context.options.top_clips)
-    except ValueError as error:
-        raise StepFailed("retrieval", str(error)) from None
-    trace["clip_scores"] = [round(hit.score, 4) for hit in hits]
-    return [hit.id for hit in hits], query
-
-
-async def _windows(
-    sample: Sample,
-    context: MethodContext,
-    costs: StepCosts,
-    retriever: Any,
-    mode: Mode,
-    clips: list[Any],
-    query: str,
-    trace: dict[str, Any],
-) -> dict[str, tuple[float | None, float | None]]:
-    """The part of each clip to describe: all of it, the localized window, or the best fixed piece."""
-    windows: dict[str, tuple[float | None, float | None]] = {
-        clip.id: (clip.video.start_s, clip.video.end_s) for clip in clips
-    }
-    if mode not in ("localize", "split"):
-        return windows
-    window_s = context.options.window_s
-    try:
-        if mode == "localize":
-            prompt = render_prompt("rag_localize", question=sample.question)
-            where = await structured_step(
-                context, costs, "localize", f"{sample.id}:localize", prompt, Localization
-            )
-            where = where or Localization(description=sample.question, position="within")
-            trace["localization"] = where.model_dump()
-            for clip in clips:
-                windows[clip.id] = await asyncio.to_thread(
-                    retriever.localize,
-                    clip.id,
-                    where.description,
-                    window_s,
-                    where.position,
-                    context.options.shift_s,
-                )
-        else:
-            for clip in clips:
-                windows[clip.id] = await asyncio.to_thread(retriever.best_piece, clip.id, query, window_s)
-    except ValueError as error:
-        raise StepFailed("localization", str(error)) from None
-    trace["windows"] = {clip_id: [round(a, 3), round(b, 3)] for clip_id, (a, b) in windows.items()}  # type: ignore[arg-type]
-    return windows
 
 
 def _strips(context: MethodContext, sample: Sample, trace: dict[str, Any]) -> list[str]:
@@ -215,15 +181,8 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
         benchmark = context.benchmark
         assert benchmark is not None
         trace["clip_source"] = retriever.clip_source
-        clip_ids, query = await _find_clips(sample, context, costs, retriever, mode, trace)
-        trace["clips"] = clip_ids
-        clips = [benchmark.clips[clip_id] for clip_id in clip_ids]
-        windows = await _windows(sample, context, costs, retriever, mode, clips, query, trace)
-        described = await asyncio.gather(*(_caption(sample, context, costs, c, windows[c.id]) for c in clips))
-        captions = {c.id: text for c, (text, _) in zip(clips, described, strict=True) if text is not None}
-        frames_s = [time for _, times in described for time in times]
-        trace["captions"] = captions
-        trace["frames_s"] = {c.id: times for c, (_, times) in zip(clips, described, strict=True)}
+        units = await find_units(sample, context, costs, retriever, mode, trace)
+        captions, frames_s = await _describe_units(sample, context, costs, units, trace)
         passages: list[Any] = []
         if sample.metadata.hop == 2 and sample.choices is not None and benchmark.passages:
             passages = await _passages(sample, context, costs, retriever, trace)
@@ -244,7 +203,7 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
             **costs.fields(),
         )
 
-    prompt = answer_prompt(sample, [captions[c] for c in clip_ids if c in captions], passages, benchmark)
+    prompt = answer_prompt(sample, captions, passages, benchmark)
     completion = await context.model.complete([Message.user(prompt)], sample_id=sample.id)
     costs.add(completion)
     if costs.errors:
@@ -274,23 +233,35 @@ async def run_rag(sample: Sample, context: MethodContext, name: str, mode: Mode)
 # -- registration: options, checks before a run, and the report header line -----------------------
 
 
-def _preflight(name: str, needs_frames: bool):
+def _preflight(name: str, mode: Mode):
     def check(benchmark: Benchmark, options: RagOptions) -> None:
-        """Fail before the run, not once per sample: retrieval needs a clip corpus, and
-        rag+localize / rag+split need clip frame embeddings."""
+        """Fail before the run, not once per sample: retrieval needs a clip corpus and a usable
+        text embedder (an API one needs its key); rag+split needs the clips' frame embeddings,
+        rag+localize and rag+best-piece frame embeddings of the retrieval or localize embedder."""
+        from vqakit.models import check_text_embedder
         from vqakit.retrieval import CorpusIndex, default_index_folder
 
         if not benchmark.clips:
             raise MethodSetupError(
                 f"{name} retrieves from corpus/clips.jsonl, and {benchmark.card.name} has no clips"
             )
-        if not needs_frames or options.image_embedder:
+        stored = CorpusIndex(options.index or default_index_folder(benchmark)).settings
+        try:
+            check_text_embedder(options.text_embedder or stored.text_embedder, keys=True)
+        except ValueError as error:
+            raise MethodSetupError(f"{name}: {error}") from None
+        if options.image_embedder or stored.image_embedder:
             return
-        folder = options.index or default_index_folder(benchmark)
-        if not CorpusIndex(folder).settings.image_embedder:
+        if mode == "split":
+            raise MethodSetupError(
+                f"{name} retrieves among pieces of the clips' frames: pass --image-embedder clip:<folder "
+                f"of a CLIP/SigLIP/MetaCLIP model>, or first run `vqakit index {benchmark.root} "
+                "--image-embedder ...` (clip descriptions cover whole clips and cannot tell pieces apart)"
+            )
+        if mode in ("localize", "best-piece") and not options.localize_embedder:
             raise MethodSetupError(
                 f"{name} scores clip frames against the question: pass --image-embedder clip:<folder of a "
-                f"CLIP/SigLIP/MetaCLIP model>, or first run "
+                f"CLIP/SigLIP/MetaCLIP model> (or --method-arg localize_embedder=clip:...), or first run "
                 f"`vqakit index {benchmark.root} --image-embedder ...`"
             )
 
@@ -300,21 +271,27 @@ def _preflight(name: str, needs_frames: bool):
 def _describe(mode: Mode):
     def describe(options: RagOptions, protocol: Protocol) -> str:
         """What the model was shown: the retrieval settings."""
-        parts = [
-            "gold clips" if mode == "oracle" else f"top {options.top_clips} clips",
-            f"{options.caption_frames} frames per clip",
-        ]
-        if mode in ("localize", "split"):
+        if mode == "split":
+            found = f"top {options.top_clips} pieces of {options.window_s:g} s (of all clips)"
+        else:
+            found = "gold clips" if mode == "oracle" else f"top {options.top_clips} clips"
+        unit = "piece" if mode == "split" else "clip"
+        parts = [found, f"{options.caption_frames} frames per {unit}"]
+        if mode in ("localize", "best-piece"):
             parts.append(f"window {options.window_s:g} s")
         if mode == "localize":
             parts.append(f"shift {options.shift_s:g} s")
         parts.append(f"image embedder {options.image_embedder or 'of the index'}")
+        if mode in ("localize", "best-piece") and options.localize_embedder:
+            parts.append(f"localize embedder {options.localize_embedder}")
+        if options.text_embedder:
+            parts.append(f"text embedder {options.text_embedder}")
         return ", ".join(parts)
 
     return describe
 
 
-def _register(name: str, mode: Mode, needs_frames: bool, summary: str) -> None:
+def _register(name: str, mode: Mode, summary: str) -> None:
     async def run(sample: Sample, context: MethodContext) -> Prediction:
         return await run_rag(sample, context, name, mode)
 
@@ -323,15 +300,14 @@ def _register(name: str, mode: Mode, needs_frames: bool, summary: str) -> None:
         name,
         needs_model=True,
         options=RagOptions,
-        preflight=_preflight(name, needs_frames),
+        preflight=_preflight(name, mode),
         describe=_describe(mode),
         extras=("embed",),
     )(run)
 
 
-_register("rag", "rag", False, "Retrieve the top clips (and a passage per option), answer from descriptions.")
-_register("rag+localize", "localize", True, "rag, describing the localized window of each retrieved clip.")
-_register("rag+split", "split", True, "rag, describing the best fixed piece of each retrieved clip.")
-_register(
-    "oracle-clip", "oracle", False, "The gold clips described whole: the upper bound for clip retrieval."
-)
+_register("rag", "rag", "Retrieve the top clips (and a passage per option), answer from descriptions.")
+_register("rag+localize", "localize", "rag, describing the localized window of each retrieved clip.")
+_register("rag+best-piece", "best-piece", "rag, describing the best fixed piece of each retrieved clip.")
+_register("rag+split", "split", "Video Split: the fixed pieces of every clip are retrieved and described.")
+_register("oracle-clip", "oracle", "The gold clips described whole: the upper bound for clip retrieval.")

@@ -14,7 +14,7 @@ from vqakit.retrieval import passage_text
 from vqakit.schema import Benchmark, Sample
 from vqakit.scoring import extract_choice, format_options
 
-Mode = Literal["rag", "localize", "split", "oracle"]
+Mode = Literal["rag", "localize", "best-piece", "split", "oracle"]
 
 
 class RagOptions(BaseModel):
@@ -23,13 +23,33 @@ class RagOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     index: str | None = None  # index folder; None: the benchmark's default one in the vqakit cache
-    text_embedder: str | None = None  # None: the index's (minilm for a new index)
-    image_embedder: str | None = None  # None: the index's (none: clips found by their descriptions)
-    top_clips: int = Field(5, ge=1)
-    window_s: float = Field(5.0, gt=0)  # localization window / split piece length, seconds
+    # passages (and descriptions): minilm, sentence-transformers:X, openai:<model>,
+    # openai-compatible:<base url>#<model> (vqakit.models.TEXT_EMBEDDER_FORMS); None: the index's
+    text_embedder: str | None = None
+    image_embedder: str | None = None  # clip:<...>; None: the index's (none: clips found by descriptions)
+    # clip:<...> that scores frames inside retrieved clips (rag+localize, rag+best-piece), e.g.
+    # MetaCLIP while image_embedder retrieves; its frames are added to the index; None: image_embedder
+    localize_embedder: str | None = None
+    top_clips: int = Field(5, ge=1)  # clips retrieved (pieces, for rag+split)
+    window_s: float = Field(5.0, gt=0)  # localization window / piece length (best-piece, split), seconds
     shift_s: float = Field(1.0, ge=0)  # how far a before/after cue moves the window
     caption_frames: int = Field(15, ge=1)  # frames per retrieved clip (the frame budget)
     approximate: bool = False  # approximate (IVF) search instead of exact
+    keywords: bool = True  # a keyword step adds the question's visible words to the clip query
+
+    @field_validator("text_embedder")
+    @classmethod
+    def _text_embedder(cls, value: str | None) -> str | None:
+        from vqakit.models import check_text_embedder
+
+        return None if value is None else check_text_embedder(value)
+
+    @field_validator("image_embedder", "localize_embedder")
+    @classmethod
+    def _image_embedder(cls, value: str | None) -> str | None:
+        if value is not None and not (value.startswith("clip:") and value[5:]):
+            raise ValueError(f"{value!r}: an image-text embedder is clip:<hub id or folder>")
+        return value
 
 
 class RewrittenQuery(BaseModel):

@@ -1,5 +1,6 @@
-"""Report sections of retrieval runs: retrieval success, sufficiency, chosen statements; and, in
-each sample card, what the sample retrieved and the frames of the clip it described."""
+"""Report sections of retrieval runs: retrieval success, sufficiency, chosen statements, chosen
+letters (each pooled, then per question family); and, in each sample card, what the sample
+retrieved and the frames of the clip it described."""
 
 from __future__ import annotations
 
@@ -19,61 +20,147 @@ from vqakit.schema import Benchmark, Prediction, Sample
 from vqakit.systems.egofact.rag import clip_strip
 
 _SPLITS = ["all", "n", "answered correctly", "n", "answered wrongly", "n"]
+_OUTCOMES = {"all": "all", "correct": "answered correctly", "wrong": "answered wrongly"}
 
 
-def _rate_cells(entry: dict[str, Any]) -> list[str]:
-    return [percent(entry["rate"]), str(entry["n"])]
+def _rate_row(label: str, *parts: dict[str, Any]) -> list[str]:
+    """A label, then the rate and n of each `{n, rate}` part (all, correct, wrong)."""
+    return [label] + [cell for part in parts for cell in (percent(part["rate"]), str(part["n"]))]
+
+
+def _scopes(results: dict[str, Any], key: str) -> list[tuple[str, Any]]:
+    """(scope, entry) of one diagnostic: pooled ("" scope) first, then each question family."""
+    scopes = [("", results[key])] if key in results else []
+    for name, family in (results.get("by_family") or {}).items():
+        if key in family:
+            scopes.append((name, family[key]))
+    return scopes
+
+
+def _label(scope: str, name: str) -> str:
+    return f"{scope}: {name}" if scope else name
+
+
+def _section(title: str, columns: list[str], rows: list[list[str]], note: str) -> Section | None:
+    """A table of pooled rows, then per-family rows ("<family>: ..."); None without rows."""
+    if not rows:
+        return None
+    if any(": " in row[0] for row in rows):
+        note += "; pooled, then per question family"
+    return Section(title, Table(columns, rows), note)
+
+
+def _retrieval_section(results: dict[str, Any]) -> Section | None:
+    rows = [
+        _rate_row(_label(scope, name), entry["all"], entry["correct"], entry["wrong"])
+        for scope, corpora in _scopes(results, "retrieval")
+        for name, entry in corpora.items()
+    ]
+    return _section(
+        "Retrieval success",
+        ["corpus", *_SPLITS],
+        rows,
+        "share of samples whose gold item is among those retrieved, over all samples and over those "
+        "answered correctly and wrongly",
+    )
+
+
+def _sufficiency_section(results: dict[str, Any]) -> Section | None:
+    pooled = results.get("sufficiency")
+    scopes = [(scope, entry) for scope, entry in _scopes(results, "sufficiency") if "rate" in entry]
+    if not isinstance(pooled, dict) or "rate" not in pooled or not scopes:
+        return None
+    rows = [
+        _rate_row(_label(scope, "sufficient"), entry, entry["correct"], entry["wrong"])
+        for scope, entry in scopes
+    ]
+    return _section(
+        "Clip understanding (sufficiency judge)",
+        ["", *_SPLITS],
+        rows,
+        "samples whose gold clip was retrieved: share whose clip description contains the question's "
+        "anchor event, as judged from the question stem without options",
+    )
+
+
+def _statements_section(results: dict[str, Any]) -> Section | None:
+    rows = [
+        [
+            _label(scope, name.replace("_", " ")),
+            str(entry["n"]),
+            str(entry["factual"]),
+            str(entry["counterfactual"]),
+            percent(entry["factual_share"]),
+            percent(entry["right_object_share"]),
+        ]
+        for scope, splits in _scopes(results, "statements")
+        for name, entry in splits.items()
+        if entry["n"]
+    ]
+    return _section(
+        "Two-hop: chosen statements",
+        ["samples", "n", "factual", "counterfactual", "factual share", "right object"],
+        rows,
+        "whether the chosen option is the factual or the counterfactual statement of its "
+        "object-passage pair, and whether it is about the object in the video",
+    )
+
+
+def _letter_rows(
+    scope: str, what: str, outcomes: dict[str, dict[str, int]], letters: list[str]
+) -> list[list[str]]:
+    rows = []
+    for outcome, label in _OUTCOMES.items():
+        counts = outcomes[outcome]
+        n = sum(counts.values())
+        if n:
+            name = _label(scope, f"{what}, {label}" if what else label)
+            rows.append([name, str(n), *(percent(counts.get(letter, 0) / n) for letter in letters)])
+    return rows
+
+
+def _letters_section(results: dict[str, Any]) -> Section | None:
+    scopes = _scopes(results, "letters_by_outcome")
+    letters = sorted({letter for _, entry in scopes for counts in entry.values() for letter in counts})
+    rows = [row for scope, entry in scopes for row in _letter_rows(scope, "", entry, letters)]
+    return _section(
+        "Chosen letters",
+        ["samples", "n", *letters],
+        rows,
+        "share of each chosen option letter among all samples answered and among those answered "
+        "correctly and wrongly",
+    )
+
+
+def _statement_letters_section(results: dict[str, Any]) -> Section | None:
+    scopes = _scopes(results, "statement_letters")
+    # over the samples whose gold passage was retrieved when the method retrieves passages
+    split = "passage_retrieved" if any("passage_retrieved" in splits for _, splits in scopes) else "all"
+    shown = [(scope, splits[split]) for scope, splits in scopes if split in splits]
+    letters = sorted({letter for _, entry in shown for counts in entry.values() for letter in counts})
+    what = "passage retrieved" if split == "passage_retrieved" else ""
+    rows = [row for scope, entry in shown for row in _letter_rows(scope, what, entry, letters)]
+    return _section(
+        "Two-hop: chosen statement by pair",
+        ["samples", "n", *letters],
+        rows,
+        "the chosen option placed in the unshuffled layout of the three object-passage pairs: A, C, E "
+        "are counterfactual and B, D, F factual statements, E/F is the pair of the object in the "
+        "video (so a correct answer is always F); over the samples whose gold passage was retrieved "
+        "when the method retrieves passages",
+    )
 
 
 @register_section
 def retrieval_sections(results: dict[str, Any]) -> list[Section]:
-    sections: list[Section] = []
-    if "retrieval" in results:
-        rows = [
-            [name] + [cell for split in ("all", "correct", "wrong") for cell in _rate_cells(entry[split])]
-            for name, entry in results["retrieval"].items()
-        ]
-        sections.append(
-            Section(
-                "Retrieval success",
-                Table(["corpus", *_SPLITS], rows),
-                "share of samples whose gold item is among those retrieved, over all samples and over those "
-                "answered correctly and wrongly",
-            )
-        )
-    if isinstance(results.get("sufficiency"), dict) and "rate" in results["sufficiency"]:
-        entry = results["sufficiency"]
-        cells = [cell for part in (entry, entry["correct"], entry["wrong"]) for cell in _rate_cells(part)]
-        sections.append(
-            Section(
-                "Clip understanding (sufficiency judge)",
-                Table(["", *_SPLITS], [["sufficient", *cells]]),
-                "samples whose gold clip was retrieved: share whose clip description contains the question's "
-                "anchor event, as judged from the question stem without options",
-            )
-        )
-    if "statements" in results:
-        rows = [
-            [
-                name.replace("_", " "),
-                str(entry["n"]),
-                str(entry["factual"]),
-                str(entry["counterfactual"]),
-                percent(entry["factual_share"]),
-                percent(entry["right_object_share"]),
-            ]
-            for name, entry in results["statements"].items()
-            if entry["n"]
-        ]
-        sections.append(
-            Section(
-                "Two-hop: chosen statements",
-                Table(["samples", "n", "factual", "counterfactual", "factual share", "right object"], rows),
-                "whether the chosen option is the factual or the counterfactual statement of its "
-                "object-passage pair, and whether it is about the object in the video",
-            )
-        )
-    return sections
+    built = (
+        _retrieval_section(results),
+        _sufficiency_section(results),
+        _statements_section(results),
+        _statement_letters_section(results),
+        _letters_section(results),
+    )
+    return [section for section in built if section is not None]
 
 
 def shown_clip(sample: Sample, prediction: Prediction) -> str | None:
@@ -114,6 +201,8 @@ def retrieval_detail(sample: Sample, prediction: Prediction) -> SampleDetail | N
     lines = []
     if trace.get("query"):
         lines.append(f"query: {trace['query']}")
+    if trace.get("keywords"):
+        lines.append("keywords: " + ", ".join(trace["keywords"]))
     if trace.get("localization"):
         where = trace["localization"]
         lines.append(f"localized on: {where.get('description')} ({where.get('position')})")

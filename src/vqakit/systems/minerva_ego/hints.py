@@ -1,12 +1,18 @@
 """`hints`: `direct` with spatio-temporal hints from the sample's object tracks.
 
 With `temporal` in the style, frame times come from `select_times` (where the tracked objects
-are, then uniform); otherwise from the protocol's frame spec. Each frame gets the marks of the
-objects present at its time, drawn (`box`, `circle`, `classes`) or, with `text`, written as a
-line before the frame. Samples without tracks use the detector path when the run names a
-detector (option `detector`, e.g. `owlv2:<folder>`): the answering model lists the objects
-that would help, hands, people and large static things are dropped (hint_exclusions.txt), the
-detector finds the rest at score 0.6 on the sampled frames, and the same marks are drawn;
+are, then uniform); otherwise from the protocol's frame spec. An object is present where it is
+annotated, bridging track points at most `max_gap_s` apart (default `DEFAULT_MAX_GAP_S`, 10 s).
+Each frame gets the marks of the objects present at its time, drawn (`box`, `circle`,
+`contour`, `classes`) and, with `text` (pixels) or `text1000` (Gemini's normalised
+[ymin, xmin, ymax, xmax]), written as a line before the frame (prompts `hint_boxes_intro`,
+`hint_boxes_frame`); `box+text` does both. Frames are sized as the model receives them (the
+protocol's short side, then an API backend's `image_max_side`) before marks are drawn and boxes
+written, so text coordinates are those of the image the model sees. Samples without tracks use
+the detector path when the run names a detector (option `detector`, e.g. `owlv2:<folder>`): the
+answering model lists the objects that would help, hands, people and large static things are
+dropped (hint_exclusions.txt), the detector finds the rest at score 0.6 on the sampled frames,
+and every style works the same way (detections have no masks: `contour` draws their boxes);
 otherwise such samples get plain frames, so the method runs on any benchmark.
 """
 
@@ -46,6 +52,16 @@ def filter_categories(categories: list[str]) -> list[str]:
 
 
 DEFAULT_STYLE = "circle+classes+temporal"
+DEFAULT_MAX_GAP_S = 10.0
+"""Track points closer than this are bridged (present, box interpolated). Minerva-Ego's tracks come
+from HD-EPIC, which segments an object at the first and last frame of each movement: the object
+is in hand, in view, in between, and a take-to-put movement in a kitchen lasts seconds to tens of
+seconds, while it rests (often out of view, in a cupboard or the fridge) for minutes between two
+movements. 10 s bridges most movements (missing the middle of one hides the action the question
+asks about), bridges only rests so short that the object is still where it was put, and stops
+before a linearly interpolated box on head-mounted video drifts far. Dense tracks (propagated
+masks, one point a frame) are unaffected; the sample benchmark's hand-written tracks (points up
+to 9.96 s apart on continuously visible objects) stay continuous."""
 
 
 class HintOptions(BaseModel):
@@ -55,6 +71,7 @@ class HintOptions(BaseModel):
 
     style: str = Field(DEFAULT_STYLE, validation_alias=AliasChoices("style", "hints"))
     detector: str | None = None  # samples without tracks: open-vocabulary detector, e.g. owlv2:<folder>
+    max_gap_s: float = Field(DEFAULT_MAX_GAP_S, ge=0)  # track points further apart are not bridged
 
     @field_validator("style")
     @classmethod
@@ -86,81 +103,111 @@ def _spread(indices: list[int], count: int) -> list[int]:
     return [indices[k] for k in np.linspace(0, len(indices) - 1, count).round().astype(int)]
 
 
+def sent_size(model: Any, width: int, height: int) -> tuple[int, int]:
+    """The size a frame of `width` x `height` reaches the model at (`Model.sent_size`; a model
+    without one, e.g. a scripted double, receives it whole)."""
+    size = getattr(model, "sent_size", None)
+    return size(width, height) if callable(size) else (width, height)
+
+
+def _frames(sample: Sample, context: MethodContext, spec: Any) -> tuple[list[np.ndarray], list[float]]:
+    """The frames as the model receives them: sampled at the protocol's size, then shrunk as the
+    model's backend would, so that marks are drawn and text boxes given at the final size."""
+    from PIL import Image as PILImage
+
+    from vqakit.video import Resize, sample_frames
+
+    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
+    images = []
+    for frame in frames:
+        height, width = frame.image.shape[:2]
+        size = sent_size(context.model, width, height)
+        if size != (width, height):
+            resized = PILImage.fromarray(frame.image).resize(size, PILImage.Resampling.BICUBIC)
+            images.append(np.asarray(resized))
+        else:
+            images.append(frame.image)
+    return images, [f.time_s for f in frames]
+
+
+def frame_parts(
+    images: list[np.ndarray], times: list[float], marks: list[list], style: set[str], source: tuple[int, int]
+) -> list:
+    """Message parts for hinted frames: the marks drawn (drawing styles), and with `text` /
+    `text1000` a line before each frame giving its time and the boxes in that frame's pixels
+    (or 0-1000), after a sentence saying how to read them; otherwise frames with time labels."""
+    from vqakit.models import Frames, Image, Text, clock
+    from vqakit.prompts import render_prompt
+    from vqakit.video import describe_marks, draw_marks
+
+    drawn = [draw_marks(image, m, style, source) for image, m in zip(images, marks, strict=True)]
+    if not style & {"text", "text1000"}:
+        return [Frames(tuple(drawn), tuple(times), label_times=True)] if drawn else []
+    normalised = "text1000" in style
+    size = (drawn[0].shape[1], drawn[0].shape[0]) if drawn else (0, 0)
+    described = [describe_marks(m, source, size, normalised=normalised) for m in marks]
+    parts: list = []
+    if any(described):
+        parts.append(
+            Text(render_prompt("hint_boxes_intro", normalised=normalised, width=size[0], height=size[1]))
+        )
+    for image, time_s, objects in zip(drawn, times, described, strict=True):
+        parts += [Text(render_prompt("hint_boxes_frame", time=clock(time_s), objects=objects)), Image(image)]
+    return parts
+
+
 def detected_parts(sample: Sample, context: MethodContext, categories: list[str]) -> tuple[list, list[float]]:
     """Hints without tracks: detect the categories and mark what is found. With `temporal`, twice
     the frame budget is sampled uniformly as candidates; frames with detections are kept (spread
     evenly down to the budget) and the rest of the budget is filled evenly from the others."""
-    from vqakit.models import Frames
-    from vqakit.video import Mark, Resize, draw_marks, parse_style, sample_frames
+    from vqakit.video import Mark, parse_style
 
     style = parse_style(context.options.style)
     detector = context.shared["detector"]
-    path = context.root / sample.videos[0].path
     spec = window_spec(sample, context.protocol.frames)
     budget = spec.n if isinstance(spec, Uniform) else None
     if "temporal" in style and budget:
         spec = Uniform(2 * budget, spec.start_s, spec.end_s)
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
-    frames = sample_frames(path, spec, resize=resize)
-    marks = [[Mark(d.label, d.box) for d in detector.detect(f.image, categories)] for f in frames]
+    images, times = _frames(sample, context, spec)
+    marks = [[Mark(d.label, d.box) for d in detector.detect(image, categories)] for image in images]
     if "temporal" in style and budget:
         found = [i for i, m in enumerate(marks) if m]
-        chosen = _spread(found, budget)
-        chosen += _spread([i for i in range(len(frames)) if i not in chosen], budget - len(chosen))
-        frames, marks = [frames[i] for i in sorted(chosen)], [marks[i] for i in sorted(chosen)]
-    images = tuple(
-        draw_marks(f.image, m, style, (f.image.shape[1], f.image.shape[0]))
-        for f, m in zip(frames, marks, strict=True)
-    )
-    times = [f.time_s for f in frames]
-    return ([Frames(images, tuple(times))] if frames else []), times
+        keep = _spread(found, budget)
+        keep = sorted(keep + _spread([i for i in range(len(images)) if i not in keep], budget - len(keep)))
+        images, times, marks = ([values[i] for i in keep] for values in (images, times, marks))
+    if not images:
+        return [], []
+    # detections are in pixels of the images themselves
+    return frame_parts(images, times, marks, style, (images[0].shape[1], images[0].shape[0])), times
 
 
 def hinted_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
-    from vqakit.models import Frames, Image, Text, clock
-    from vqakit.video import (
-        Resize,
-        describe_marks,
-        draw_marks,
-        frame_index,
-        marks_at,
-        parse_style,
-        sample_frames,
-    )
+    """Hints from the sample's tracks: frames (chosen where the objects are, with `temporal`)
+    with the marks of the objects present at each frame's time."""
+    from vqakit.video import frame_index, marks_at, parse_style, select_times
     from vqakit.video import probe as probe_video
 
     style = parse_style(context.options.style)
+    gap = context.options.max_gap_s
     path = context.root / sample.videos[0].path
     tracks = [t for t in sample.objects if t.video == 0]
     spec = window_spec(sample, context.protocol.frames)
     if "temporal" in style and tracks:
-        from vqakit.video import select_times
-
         budget = spec.n if isinstance(spec, Uniform) else 16
-        spec = Timestamps(
-            tuple(select_times(tracks, frame_index(path).duration_s, budget, root=context.root))
-        )
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
-    frames = sample_frames(path, spec, resize=resize)
-    times = [f.time_s for f in frames]
-    if not frames:
+        duration = frame_index(path).duration_s
+        spec = Timestamps(tuple(select_times(tracks, duration, budget, root=context.root, max_gap_s=gap)))
+    images, times = _frames(sample, context, spec)
+    if not images:
         return [], []
-    source = probe_video(path).display_size
-    if "text" in style:
-        parts: list = []
-        for frame in frames:
-            marks = marks_at(tracks, frame.time_s, context.root)
-            line = f"{clock(frame.time_s)} {describe_marks(marks)}" if marks else clock(frame.time_s)
-            parts += [Text(line), Image(frame.image)]
-        return parts, times
-    images = tuple(
-        draw_marks(f.image, marks_at(tracks, f.time_s, context.root), style, source) for f in frames
-    )
-    return [Frames(images, tuple(times), label_times=True)], times
+    marks = [marks_at(tracks, t, context.root, max_gap_s=gap) for t in times]
+    # track boxes are in pixels of the displayed source frame
+    return frame_parts(images, times, marks, style, probe_video(path).display_size), times
 
 
 def _describe(options: HintOptions, protocol: Protocol) -> str:
-    return f"frames {protocol.frames}, prompt {protocol.prompt}, hints {options.style}"
+    hints = f"hints {options.style} (gap {options.max_gap_s:g}s)"
+    return f"frames {protocol.frames}, prompt {protocol.prompt}, {hints}"
 
 
 @method("hints", needs_model=True, options=HintOptions, describe=_describe)

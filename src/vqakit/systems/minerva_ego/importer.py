@@ -1,34 +1,46 @@
-"""Minerva-Ego (and MINERVA) release files to a vqakit benchmark folder.
+"""Minerva-Ego (and MINERVA) release files to a vqakit benchmark folder (`vqakit import minerva`).
 
-Release shape (one JSON list, or an object whose values are records): `key, video_id,
-question, answer, answer_choice_0 .. answer_choice_3, answer_id, reasoning, question type`;
-MINERVA adds `split, category` (and uses YouTube URLs as video ids).
+Release file: a top-level JSON list of flat records (an object whose values are records is
+read too): `key, video_id, question, answer, answer_choice_0 .. answer_choice_4, answer_id,
+reasoning, question type` (or `question_type`); MINERVA adds `split` and `category` and uses
+YouTube ids or URLs as `video_id`, Minerva-Ego uses HD-EPIC ids. The option shapes read (the
+release's five options with `answer_id` indexing them, and the older four decoys with `answer`
+inserted at `answer_id`), the whitespace rule of the answer check, the skill field and the
+video-id forms are described in `release.py`.
 
-Option order: the five options are the four `answer_choice_*` in order with `answer` inserted
-at position `answer_id` (0-based), so `choices[answer_id] == answer`. The test fixture checks
-this on records whose options are a natural sequence.
+A record that cannot be read (a required field missing, options that fit neither shape, an
+`answer` that is not `answer_choice_{answer_id}`, options that repeat, a key seen before) is
+listed in the report as `record N (key): what is wrong` and left out, never guessed.
 
-Videos are found by id: a file `<video_id>.<ext>` in the given folder (the id's last URL or
-path component is used for MINERVA's URLs), or a CSV with `video_id,path` rows. Found videos
-are hard-linked into `media/` (copied when linking is impossible); questions whose video is
-missing are listed in the report and left out of samples.jsonl, never written half-empty.
+Videos are found by id: a file `<id>.<ext>` in the given folder (`.mp4 .mkv .webm .mov .avi`),
+or a CSV with `video_id,path` rows (paths relative to the CSV). A URL and its bare id find the
+same file either way. Found videos are hard-linked into `media/<id>.<ext>` (copied when linking
+is impossible); questions whose video is missing are listed in the report and left out of
+samples.jsonl, never written half-empty. The reasoning trace is kept as written (`reasoning`).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from vqakit.files import link_or_copy, write_text_atomic
+from vqakit.files import place_file, write_text_atomic
 from vqakit.systems.minerva_ego.protocol import PROTOCOL
+from vqakit.systems.minerva_ego.release import (
+    VIDEO_EXTENSIONS,
+    Options,
+    media_name,
+    minerva_options,
+    skills,
+    video_key,
+)
 
-VIDEO_EXTENSIONS = (".mp4", ".mkv", ".webm", ".mov", ".avi")
 REQUIRED = ("key", "video_id", "question", "answer", "answer_id")
 
 CARD = {
@@ -42,6 +54,7 @@ CARD = {
         "question_type": "the release's `question type` field, as written",
         "split": "MINERVA only: the release split",
         "key": "the release's question key",
+        "video_id": "the release's video id, as written (a YouTube URL for some MINERVA mirrors)",
     },
 }
 
@@ -50,10 +63,11 @@ CARD = {
 class ImportReport:
     written: int = 0
     missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video id -> question keys
-    problems: list[str] = field(default_factory=list)  # "record N: what is wrong"
+    problems: list[str] = field(default_factory=list)  # "record N (key): what is wrong"
+    shapes: dict[str, int] = field(default_factory=dict)  # option shape -> records read in it
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
+def _records(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -65,34 +79,51 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _video_stem(video_id: str) -> str:
-    return re.split(r"[/=]", video_id.rstrip("/"))[-1]
-
-
 def _video_finder(videos: Path) -> dict[str, Path]:
+    """Video files by id, each under its id as written and its bare id (`video_key`)."""
+    found: dict[str, Path] = {}
     if videos.is_file() and videos.suffix.lower() == ".csv":
         with open(videos, newline="", encoding="utf-8") as handle:
-            return {
-                row["video_id"]: (videos.parent / row["path"]).resolve() for row in csv.DictReader(handle)
-            }
+            rows = list(csv.DictReader(handle))
+        if rows and not {"video_id", "path"} <= set(rows[0]):
+            raise ValueError(f"{videos}: the CSV needs video_id and path columns")
+        for row in rows:
+            video_id, path = (row.get("video_id") or "").strip(), (row.get("path") or "").strip()
+            if video_id and path:
+                found.setdefault(video_id, (videos.parent / path).resolve())
+                found.setdefault(video_key(video_id), (videos.parent / path).resolve())
+        return found
     if videos.is_dir():
-        return {
-            path.stem: path for path in sorted(videos.iterdir()) if path.suffix.lower() in VIDEO_EXTENSIONS
-        }
+        for path in sorted(videos.iterdir()):
+            if path.suffix.lower() in VIDEO_EXTENSIONS:
+                found.setdefault(path.stem, path)
+        return found
     raise ValueError(f"{videos}: give a folder of videos or a CSV with video_id,path columns")
 
 
-def minerva_options(record: dict[str, Any]) -> list[str]:
-    choices = [str(record[f"answer_choice_{i}"]) for i in range(4) if f"answer_choice_{i}" in record]
-    answer_id = int(record["answer_id"])
-    if not 0 <= answer_id <= len(choices):
-        raise ValueError(f"answer_id {answer_id} is out of range for {len(choices) + 1} options")
-    return [*choices[:answer_id], str(record["answer"]), *choices[answer_id:]]
-
-
-def _link(source: Path, target: Path) -> None:
-    if not target.exists():
-        link_or_copy(source, target)
+def _sample(record: dict[str, Any], relative: str, options: Options) -> dict[str, Any]:
+    """One samples.jsonl line from a record and its options."""
+    question_type, skill_list = skills(record)
+    metadata: dict[str, Any] = {
+        "category": record.get("category") or (skill_list[0] if skill_list else None),
+        "skills": skill_list,
+        "modality": "visual",
+        "key": str(record["key"]),
+        "question_type": question_type,
+        "split": record.get("split") or None,
+        "video_id": str(record["video_id"]),
+    }
+    sample: dict[str, Any] = {
+        "id": str(record["key"]),
+        "videos": [{"path": relative}],
+        "question": str(record["question"]),
+        "choices": options.choices,
+        "answer": options.answer,
+        "metadata": {k: v for k, v in metadata.items() if v is not None},
+    }
+    if isinstance(record.get("reasoning"), str) and record["reasoning"].strip():
+        sample["reasoning"] = record["reasoning"]
+    return sample
 
 
 def import_minerva(records_path: str | Path, videos: str | Path, out: str | Path) -> ImportReport:
@@ -100,47 +131,37 @@ def import_minerva(records_path: str | Path, videos: str | Path, out: str | Path
     records_path, out = Path(records_path), Path(out)
     found = _video_finder(Path(videos))
     report = ImportReport()
-    samples = []
+    shapes: Counter[str] = Counter()
+    samples: list[dict[str, Any]] = []
+    first_at: dict[str, int] = {}
     for number, record in enumerate(_records(records_path), start=1):
+        if not isinstance(record, dict):
+            report.problems.append(f"record {number}: not a JSON object")
+            continue
+        where = f"record {number} ({record['key']})" if "key" in record else f"record {number}"
         missing = [key for key in REQUIRED if key not in record]
         if missing:
-            report.problems.append(f"record {number}: missing {', '.join(missing)}")
+            report.problems.append(f"{where}: missing {', '.join(missing)}")
             continue
+        key = str(record["key"])
+        if key in first_at:
+            report.problems.append(f"{where}: key already used by record {first_at[key]}")
+            continue
+        first_at[key] = number
         try:
             options = minerva_options(record)
         except ValueError as error:
-            report.problems.append(f"record {number} ({record['key']}): {error}")
+            report.problems.append(f"{where}: {error}")
             continue
         video_id = str(record["video_id"])
-        source = found.get(video_id) or found.get(_video_stem(video_id))
+        source = found.get(video_id.strip()) or found.get(video_key(video_id))
         if source is None or not source.exists():
-            report.missing_videos.setdefault(video_id, []).append(str(record["key"]))
+            report.missing_videos.setdefault(video_id, []).append(key)
             continue
-        relative = f"media/{_video_stem(video_id)}{source.suffix.lower()}"
-        _link(source, out / relative)
-        question_type = record.get("question type") or record.get("question_type")
-        skills = [part.strip() for part in re.split(r"[,;]", str(question_type or "")) if part.strip()]
-        metadata: dict[str, Any] = {
-            "category": record.get("category") or (skills[0] if skills else None),
-            "skills": skills,
-            "modality": "visual",
-            "key": str(record["key"]),
-        }
-        if question_type:
-            metadata["question_type"] = question_type
-        if record.get("split"):
-            metadata["split"] = record["split"]
-        sample: dict[str, Any] = {
-            "id": str(record["key"]),
-            "videos": [{"path": relative}],
-            "question": record["question"],
-            "choices": options,
-            "answer": int(record["answer_id"]),
-            "metadata": {k: v for k, v in metadata.items() if v is not None},
-        }
-        if record.get("reasoning"):
-            sample["reasoning"] = record["reasoning"]
-        samples.append(sample)
+        relative = f"media/{media_name(video_id)}{source.suffix.lower()}"
+        place_file(source, out / relative)
+        samples.append(_sample(record, relative, options))
+        shapes[options.shape] += 1
     out.mkdir(parents=True, exist_ok=True)
     card = {
         **CARD,
@@ -148,8 +169,9 @@ def import_minerva(records_path: str | Path, videos: str | Path, out: str | Path
         "protocol": PROTOCOL.model_dump(),
     }
     write_text_atomic(out / "benchmark.yaml", yaml.safe_dump(card, sort_keys=False))
-    with open(out / "samples.jsonl", "w", encoding="utf-8") as handle:
-        for sample in samples:
-            handle.write(json.dumps(sample, ensure_ascii=False) + "\n")
+    write_text_atomic(
+        out / "samples.jsonl", "".join(json.dumps(sample, ensure_ascii=False) + "\n" for sample in samples)
+    )
     report.written = len(samples)
+    report.shapes = dict(shapes)
     return report

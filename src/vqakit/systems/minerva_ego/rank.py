@@ -18,6 +18,7 @@ from vqakit.benchmarks import load_benchmark
 from vqakit.files import slug
 from vqakit.runner import judge_run
 from vqakit.runs import JudgmentLog, RunFolder
+from vqakit.scoring import use_reasoning_source
 from vqakit.systems.minerva_ego.rubric import CRITERIA, RubricJudge
 
 
@@ -45,12 +46,16 @@ def _grade(run: Path, judge_spec: str, concurrency: int) -> dict[str, Any]:
     return {"n": len(graded), "criteria": means, "total": sum(means.values())}
 
 
-def rank_runs(runs: list[Path], judges: list[str], concurrency: int = 8) -> dict[str, Any]:
-    """Each run's rubric score under each judge, each judge's ranking, and pairwise agreement."""
+def rank_runs(
+    runs: list[Path], judges: list[str], concurrency: int = 8, reasoning_source: str = "reply"
+) -> dict[str, Any]:
+    """Each run's rubric score under each judge (reading `reasoning_source` of each reply: the
+    reply, the thinking text or both), each judge's ranking, and pairwise agreement."""
     scores: dict[str, dict[str, Any]] = {judge: {} for judge in judges}
-    for judge in judges:
-        for run in runs:
-            scores[judge][str(run)] = _grade(run, judge, concurrency)
+    with use_reasoning_source(reasoning_source):
+        for judge in judges:
+            for run in runs:
+                scores[judge][str(run)] = _grade(run, judge, concurrency)
     rankings = {
         judge: sorted(scores[judge], key=lambda run: -scores[judge][run]["total"]) for judge in judges
     }

@@ -1,17 +1,27 @@
 """Object recall: how many of the reference trace's objects a model's reasoning mentions.
 
-Reference objects are the `name-<16 hex>` ids of the reference reasoning (one per id). Two levels:
+Reference objects are the ids of the reference reasoning (`name-<16 hex>`, numbered names
+such as `knife2-067f49caca9d1aff` included; one per id, see `vqakit.schema.find_objects`).
+Two levels, as in Minerva-Ego:
 
-- object level: the full description (`left half of apple`, `red pepper`) must appear in the
-  model's reasoning as consecutive words;
-- noun level: the head noun (the description's last word: `apple`, `pepper`) must appear.
+- object level: the object's full description must appear in the model's reasoning as
+  consecutive words. The description is what the trace writes around the id (`a green and
+  white mat (mat-eba912ec072326a3)` -> `green and white mat`, `the second knife
+  ('knife2-...')` -> `second knife`), else the id's name (`left half of apple`); see
+  `descriptions.py` for the rules.
+- noun level: the head noun must appear: the last word of the id's name without trailing
+  digits (`mat`, `knife` for `knife2`, `apple`).
 
 Matching rules, applied to both sides: lower case; `_` and `-` read as spaces; an id the model
-copies (`knife-2c3afc468fb10cb2`) counts as its name; punctuation ignored; each word reduced
-to a singular form (knives -> knife, berries -> berry, dishes -> dish, cups -> cup, with a short
+copies (`knife-2c3afc468fb10cb2`) counts as its name, and copying an exact id finds that object
+at both levels; punctuation and articles (`a`, `an`, `the`) ignored; each word reduced to a
+singular form (knives -> knife, berries -> berry, dishes -> dish, cups -> cup, with a short
 list of irregular plurals). Optionally, an embedder rescues object-level misses: the object
 counts when some clause of the reasoning has cosine similarity >= `threshold` (0.75 by
 default) with the description.
+
+What counts as the model's reasoning (its reply, its separate thinking text, or both) is the
+run's choice (`reasoning.py`); results.json names it (`object_recall.source`).
 """
 
 from __future__ import annotations
@@ -24,46 +34,12 @@ from typing import Any
 import numpy as np
 
 from vqakit.schema import Prediction, Sample, find_objects
-from vqakit.scoring import register_metric, register_score_fields
+from vqakit.scoring import model_reasoning, reasoning_source, register_metric, register_score_fields
+from vqakit.systems.minerva_ego.descriptions import describe_objects, head_noun, singular, words
+
+__all__ = ["object_recall", "recall_fields", "singular", "summarise_recall", "words"]
 
 DEFAULT_THRESHOLD = 0.75
-_HEX_ID = re.compile(r"-[0-9a-f]{16}\b")
-_IRREGULAR = {
-    "knives": "knife",
-    "leaves": "leaf",
-    "halves": "half",
-    "loaves": "loaf",
-    "shelves": "shelf",
-    "children": "child",
-    "people": "person",
-    "men": "man",
-    "women": "woman",
-    "feet": "foot",
-    "teeth": "tooth",
-    "mice": "mouse",
-    "potatoes": "potato",
-    "tomatoes": "tomato",
-}
-_KEEP = {"glass", "gas", "lens", "bus", "dress", "press", "grass", "class", "this", "is", "was", "has", "its"}
-
-
-def singular(word: str) -> str:
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if word in _KEEP or len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses", "zes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
-def words(text: str) -> list[str]:
-    text = _HEX_ID.sub("", text.lower()).replace("_", " ").replace("-", " ")
-    return [singular(w) for w in re.findall(r"[a-z0-9]+", text)]
 
 
 def _contains(haystack: list[str], needle: list[str]) -> bool:
@@ -82,22 +58,26 @@ def object_recall(
     objects = find_objects(reference)
     if not objects:
         return None
-    said = words(reasoning or "")
-    clauses = [c.strip() for c in re.split(r"[.;,\n]", reasoning or "") if c.strip()]
+    descriptions = describe_objects(reference, objects)
+    text = reasoning or ""
+    said = words(text)
+    clauses = [c.strip() for c in re.split(r"[.;,\n]", text) if c.strip()]
     rows = []
     for ref in objects:
-        description = words(ref.name)
-        whole = _contains(said, description)
+        description = words(descriptions[ref.id])
+        noun = singular(head_noun(ref))
+        copied = re.search(rf"-{ref.hex}(?![0-9a-zA-Z])", text) is not None
+        whole = copied or _contains(said, description)
         if not whole and embed is not None and clauses:
-            vectors = embed([ref.name.replace("_", " "), *clauses])
+            vectors = embed([" ".join(description), *clauses])
             whole = bool((vectors[1:] @ vectors[0]).max() >= threshold)
         rows.append(
             {
                 "id": ref.id,
                 "object": " ".join(description),
-                "noun": description[-1] if description else "",
+                "noun": noun,
                 "object_found": whole,
-                "noun_found": bool(description) and description[-1] in said,
+                "noun_found": copied or (bool(noun) and noun in said),
             }
         )
     return {
@@ -109,10 +89,13 @@ def object_recall(
 
 @register_score_fields
 def recall_fields(sample: Sample, prediction: Prediction, choice: int | None) -> dict[str, Any]:
-    """Object and noun recall of a reply against the sample's reference trace (no model)."""
-    if not (sample.reasoning and prediction.reply):
+    """Object and noun recall of the model's reasoning (the run's choice of reply, thinking
+    text or both) against the sample's reference trace (no model). Failed predictions and
+    predictions with no text in the chosen source get no fields."""
+    if not sample.reasoning or prediction.error is not None:
         return {}
-    recall = object_recall(sample.reasoning, prediction.reply)
+    text = model_reasoning(prediction, reasoning_source())
+    recall = object_recall(sample.reasoning, text) if text else None
     if recall is None:
         return {}
     return {"object_recall": recall["object_recall"], "noun_recall": recall["noun_recall"]}
@@ -139,6 +122,7 @@ def summarise_recall(samples: list[Sample], rows: list[dict[str, Any]]) -> dict[
     return {
         "object_recall": {
             **means(recalled),
+            "source": reasoning_source(),
             "by_category": {k: means(v) for k, v in sorted(by_category.items())},
         }
     }

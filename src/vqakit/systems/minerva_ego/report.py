@@ -16,9 +16,16 @@ def recall_section(results: dict[str, Any]) -> list[Section]:
         [name, str(entry["n"]), percent(entry["object"]), percent(entry["noun"])]
         for name, entry in [("all", recall), *recall["by_category"].items()]
     ]
+    source = {
+        "reply": "the reply",
+        "thinking": "the thinking text",
+        "both": "the thinking text and the reply",
+    }
+    read = source.get(recall.get("source", "reply"), "the reply")
     return [
         Section(
             "Object recall in the reasoning",
             Table(["category", "n", "object level", "noun level"], rows),
+            f"share of the reference trace's objects named in {read}",
         )
     ]

@@ -1,8 +1,16 @@
 """Rubric scoring of reasoning (Minerva-Ego's MiRA): a judge model gives 0, 1 or 2 on four
 criteria, comparing the model's reasoning with the reference reasoning and answer.
 
-The judge is asked for `[Criterion: score]` lines; parsing tolerates markdown, missing
-brackets, `Criterion - 2`, `2/2` and letter case. A criterion the reply does not score is None
+The prompt (`prompts/rubric_mira.txt`) shows worked examples of the scale and asks the judge
+to reason briefly first, then end with one `[Criterion: score]` line per criterion. The
+judgment record keeps that reasoning (`rationale`: the reply without its score lines) next to
+the scores, the whole reply (`raw`) and which text of the prediction was graded
+(`reasoning_source`: reply, thinking or both, the run's choice; see `vqakit.scoring`).
+
+Scores are parsed from the reply only: a `[Criterion: score]` line wins; without one the
+tolerant form is read (markdown, missing brackets, `(1) Criterion: 2`, `Criterion - 2`,
+`Criterion = 2/2`, letter case), and where a criterion is scored more than once the last one
+counts (the scores come after the reasoning). A criterion the reply does not score is None
 (left out of that criterion's mean, never counted as 0).
 """
 
@@ -13,7 +21,15 @@ from typing import Any
 
 from vqakit.prompts import render_prompt
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring import Judge, format_options, judge_reply, mean_summary, register_judge
+from vqakit.scoring import (
+    Judge,
+    format_options,
+    judge_reply,
+    mean_summary,
+    model_reasoning,
+    reasoning_source,
+    register_judge,
+)
 
 CRITERIA = {
     "perceptual_correctness": r"perceptual\s+correctness|perception",
@@ -21,17 +37,45 @@ CRITERIA = {
     "logical_reasoning": r"logical\s+reasoning|logic",
     "completeness": r"completeness",
 }
+_ANY = "|".join(CRITERIA.values())
+# a score: 0-2, optionally out of 2, not the start of a time or a longer number (`0:45`, `1.5`)
+_VALUE = r"[:=\-–]\s*(?:score\s*)?\(?([0-2])(?:\s*/\s*2)?\)?(?![\d:.,]\d|\d)"
+_SCORE_LINE = re.compile(
+    rf"[\s>•\-]*(?:\(?\d\)?[.)]?\s*)?\[?\s*(?:{_ANY})\s*(?:score)?\s*{_VALUE}\s*\]?[.,;]?\s*",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"^\s*(?:reasoning|rationale|justification)\s*:\s*", re.IGNORECASE)
+_HEADING = re.compile(r"[\s#]*(?:final\s+)?(?:scores?|grades?|output)\s*:?\s*", re.IGNORECASE)
+
+
+def _plain(text: str) -> str:
+    return text.replace("*", "").replace("_", " ")
 
 
 def parse_rubric(reply: str | None) -> dict[str, int | None]:
-    text = (reply or "").replace("*", "").replace("_", " ")
+    """The four scores of a judge reply (None where a criterion is not scored)."""
+    text = _plain(reply or "")
     scores: dict[str, int | None] = {}
     for key, name in CRITERIA.items():
-        match = re.search(
-            rf"(?:{name})\s*(?:score)?\s*[:=\-–]\s*\(?([0-2])(?:\s*/\s*2)?\b", text, re.IGNORECASE
+        bracketed = re.findall(
+            rf"\[\s*(?:\(?\d\)?[.)]?\s*)?(?:{name})\s*(?:score)?\s*{_VALUE}\s*\]", text, re.IGNORECASE
         )
-        scores[key] = int(match[1]) if match else None
+        loose = bracketed or re.findall(rf"(?:{name})\s*(?:score)?\s*{_VALUE}", text, re.IGNORECASE)
+        scores[key] = int(loose[-1]) if loose else None
     return scores
+
+
+def judge_rationale(reply: str | None) -> str | None:
+    """The judge's reasoning: its reply without the score lines, a `Scores:` heading or a
+    leading `Reasoning:` label (None when nothing else is left)."""
+    kept = [
+        line
+        for line in (reply or "").splitlines()
+        if not _SCORE_LINE.fullmatch(_plain(line)) and not _HEADING.fullmatch(_plain(line))
+    ]
+    text = _LABEL.sub("", "\n".join(kept).strip(), count=1)
+    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    return text or None
 
 
 @register_judge
@@ -45,21 +89,29 @@ class RubricJudge(Judge):
     legacy_option = "rubric_judge"
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
-        return bool(sample.reasoning)
+        """Samples with a reference trace whose prediction has text in the chosen source."""
+        return bool(sample.reasoning) and bool(model_reasoning(prediction, reasoning_source()))
 
     async def grade(
         self, model: Any, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]
     ) -> dict[str, Any]:
+        source = reasoning_source()
         prompt = render_prompt(
             "rubric_mira",
             question=sample.question,
             options=format_options(sample.choices or []),
             answer=sample.answer_text(),
             reference=sample.reasoning or "",
-            candidate=prediction.reply or "",
+            candidate=model_reasoning(prediction, source),
         )
         raw, error = await judge_reply(model, prompt, sample.id)
-        return {"raw": raw, "scores": dict.fromkeys(CRITERIA) if error else parse_rubric(raw), "error": error}
+        return {
+            "raw": raw,
+            "scores": dict.fromkeys(CRITERIA) if error else parse_rubric(raw),
+            "rationale": None if error else judge_rationale(raw),
+            "reasoning_source": source,
+            "error": error,
+        }
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:
         return {"rubric": record["scores"]}

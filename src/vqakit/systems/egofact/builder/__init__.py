@@ -21,7 +21,9 @@ of `vqakit.builders`.
 8  two-hop       for each option object the best passage above `passage_threshold`; four
                  statements per object-passage pair (1 factual, 3 counterfactual), verified as
                  a 4-option question with the passage (must be solved) and without it (must
-                 not be); three verified pairs make six options "When <activity>. <statement>"
+                 not be); three verified pairs make six options "When <task>. <statement>",
+                 each pair set in the task of its own passage ("How to fit a bell" -> "When
+                 fitting a bell.")
 9  reliability   every question must be answered correctly from the gold event (and passage)
                  (valid), two-hop ones not without it (non-trivial); unambiguity is step 6
 

@@ -159,7 +159,8 @@ def _card(
         "protocol": PROTOCOL.model_dump(include={"frames", "method", "prompt"}),
         "fields": {
             "pairs": "two-hop only: the three object-passage pairs behind the six options, with the option "
-            "index of each pair's counterfactual and factual statement",
+            "index of each pair's counterfactual and factual statement and the passage's task their "
+            'statements are set in (`context`: "When <context>. ...")',
             "event": "the structured target event the question is about",
             "anchor": "temporal only: the reference event; `direction` says whether the target comes before "
             "or after it",

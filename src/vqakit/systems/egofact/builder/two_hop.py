@@ -4,12 +4,15 @@ option objects, each backed by a how-to passage.
 For each option object the best passage above `passage_threshold`; four statements per
 object-passage pair (1 factual, 3 counterfactual), verified as a four-option question with the
 passage (must be solved) and without it (must not be); three verified pairs make six options
-"When <activity>. <statement>".
+"When <task>. <statement>", where each pair's two statements are set in the task of that pair's
+own passage (its "How to ..." title as a gerund phrase: "How to fit a bicycle bell" gives "When
+fitting a bicycle bell."), so the options point at three different passages, not at the video.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from vqakit.builders import check_mcq, seeded_random
@@ -20,6 +23,44 @@ from vqakit.systems.egofact.builder.context import BuildContext
 from vqakit.systems.egofact.builder.steps import Query, Statements, in_video, object_question, sentence
 
 STAGE = "8 two-hop"
+
+_DOUBLED = re.compile(r"(?:qu|[^aeiou])*[aeiou][^aeiouwxy]")  # one vowel, one final consonant: "cut"
+_TITLE_TAIL = re.compile(r"\s*(?:[-|]\s*wikihow.*|:\s*\d+\s+\w*\s*steps.*|\([^)]*\))\s*$", re.IGNORECASE)
+_HOW_TO = re.compile(r"how\s+to\s+(\S+)(.*)", re.IGNORECASE | re.DOTALL)
+
+
+def gerund(verb: str) -> str:
+    """The -ing form of an English verb: fix -> fixing, make -> making, cut -> cutting, tie -> tying."""
+    word = verb.lower()
+    if word.endswith("ie"):
+        return word[:-2] + "ying"
+    if word.endswith("e") and len(word) > 2 and not word.endswith(("ee", "ye", "oe")):
+        return word[:-1] + "ing"
+    if _DOUBLED.fullmatch(word):
+        return word + word[-1] + "ing"
+    return word + "ing"
+
+
+def _plain(word: str) -> str:
+    """A title-cased word in lower case; acronyms and mixed-case names ("BMX", "iPhone") kept."""
+    return word.lower() if word[:1].isupper() and word[1:] == word[1:].lower() else word
+
+
+def passage_task(passage: Passage) -> str | None:
+    """The task a passage teaches, as a phrase to follow "When": its "How to <verb> ..." title as a
+    gerund phrase ("How to Fit a Bicycle Bell (with Pictures)" -> "fitting a bicycle bell"), any
+    other title as "it comes to <title>"; None without a title."""
+    title = _TITLE_TAIL.sub("", (passage.title or "").strip()).strip().rstrip(".?!").strip()
+    if not title:
+        return None
+    words = title.split()
+    long_words = [word for word in words if len(word) > 3]
+    if 2 * sum(word[:1].isupper() for word in long_words) > len(long_words):  # "How to Fix a Lighter"
+        title = " ".join(_plain(word) for word in words)
+    how_to = _HOW_TO.fullmatch(title)
+    if how_to is not None:
+        return gerund(how_to[1]) + how_to[2]
+    return f"it comes to {_plain(title[:1]) + title[1:]}"
 
 
 class _PairMaker:
@@ -32,6 +73,10 @@ class _PairMaker:
         vectors = ctx.text_embedder.embed([passage_text(p) for p in passages])
         self.table.replace_rows([], [Row(p.id, "", v) for p, v in zip(passages, vectors, strict=True)])
         self.tasks: dict[tuple[str, str], asyncio.Task] = {}
+
+    def context_of(self, passage_id: str) -> str | None:
+        """The task of a passage, the context its pairs' statements are set in (`passage_task`)."""
+        return passage_task(self.by_id[passage_id])
 
     def passage_for(self, name: str, activity: str) -> str | None:
         """The id of the passage closest to the object in this activity, above the threshold."""
@@ -82,15 +127,20 @@ class _PairMaker:
 
 
 def _options(
-    ctx: BuildContext, query: Query, found: dict[str, tuple[str, Statements]], names: list[str]
+    ctx: BuildContext,
+    query: Query,
+    found: dict[str, tuple[str, Statements]],
+    names: list[str],
+    contexts: dict[str, str],
 ) -> tuple[list[str], list[dict[str, Any]], int] | None:
-    """Six options (a counterfactual and the factual statement of each named pair, the answer's
-    pair last before shuffling), the pairs with their option indices, and the answer's index."""
-    prefix = f"When {query.window.narration.activity.strip().rstrip('.')}. "  # type: ignore[union-attr]
+    """Six options (a counterfactual and the factual statement of each named pair, each prefixed
+    "When <task of the pair's passage>.", the answer's pair last before shuffling), the pairs with
+    their option indices, and the answer's index."""
     entries: list[tuple[str, str, str]] = []
     used: set[str] = set()
     for name in names:
         passage_id, made = found[name]
+        prefix = f"When {contexts[passage_id]}. "
         # the first counterfactual statement no other pair of this question already uses
         false = next((c for c in made.counterfactual if sentence(c).lower() not in used), None)
         if false is None or sentence(made.factual).lower() in used:
@@ -106,6 +156,7 @@ def _options(
         {
             "object": entries[k][0],
             "passage": entries[k][1],
+            "context": contexts[entries[k][1]],
             "counterfactual": position[k],
             "factual": position[k + 1],
         }
@@ -131,7 +182,11 @@ async def _two_hop(ctx: BuildContext, pairs: _PairMaker, query: Query) -> Query 
     if len(others) < 2:
         ctx.log.drop(STAGE, query.id, f"too few verified distractor pairs: {len(others)} < 2")
         return None
-    made = _options(ctx, query, found, [*others, query.answer])
+    activity = activity.strip().rstrip(".")
+    names = [*others, query.answer]
+    # a passage without a title leaves its pair in the video's activity, as before
+    contexts = {found[name][0]: pairs.context_of(found[name][0]) or activity for name in names}
+    made = _options(ctx, query, found, names, contexts)
     if made is None:
         return None
     options, pair_records, answer_index = made
