@@ -18,6 +18,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
     "gemini": ("google.genai",),
     "graphrag": ("graphrag", "graphrag_llm"),
+    "scenes": ("scenedetect", "cv2"),
 }
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.runner import EvalConfig, run_eval
-from vqakit.scoring import LETTERS, parse_yes_no
+from vqakit.scoring import LETTERS, parse_yes_no, yes_no_reason
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,24 @@ from vqakit.scoring import LETTERS, parse_yes_no
 )
 def test_parse_yes_no(reply, verdict):
     assert parse_yes_no(reply) is verdict
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (
+            "no - the reference says a knife, the candidate a spoon",
+            "the reference says a knife, the candidate a spoon",
+        ),
+        ("**Yes**: same object, other words.", "same object, other words"),
+        ("Yes\nBoth name the red cup.", "Both name the red cup"),
+        ("yes", None),
+        ("The answer is yes because", None),
+        (None, None),
+    ],
+)
+def test_the_open_judge_keeps_its_reason(reply, reason):
+    assert yes_no_reason(reply) == reason
 
 
 def write(path, records):

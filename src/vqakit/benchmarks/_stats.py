@@ -60,6 +60,24 @@ def _traces(benchmark: Benchmark) -> dict[str, Any]:
     }
 
 
+def _clip_windows(benchmark: Benchmark) -> dict[str, Any]:
+    """The distinct time windows questions and corpus clips cut from their videos (both bounds
+    given): how many, how long, a histogram. Whole-file durations say little for benchmarks
+    whose questions each look at a few minutes of a long video."""
+    refs = [ref for s in benchmark.samples for ref in s.videos] + [c.video for c in benchmark.clips.values()]
+    windows = {
+        (ref.path, ref.start_s, ref.end_s)
+        for ref in refs
+        if ref.start_s is not None and ref.end_s is not None
+    }
+    lengths = [end - start for _, start, end in sorted(windows)]
+    buckets = Counter(length_bucket(length) for length in lengths)
+    return {
+        "duration_s": spread(lengths),
+        "duration_histogram": {label: buckets.get(label, 0) for label in length_buckets()},
+    }
+
+
 def benchmark_stats(benchmark: Benchmark, *, media: bool = True) -> dict[str, Any]:
     """Counts, lengths and distributions of a benchmark's questions, videos and traces; with
     `media`, the videos are probed for their durations (a missing or unreadable one is counted)."""
@@ -82,6 +100,7 @@ def benchmark_stats(benchmark: Benchmark, *, media: bool = True) -> dict[str, An
         "clips": len(benchmark.clips),
         "passages": len(benchmark.passages),
         "traces": _traces(benchmark),
+        "clip_windows": _clip_windows(benchmark),
     }
     if media and videos:
         durations = _durations(benchmark, videos)
@@ -130,6 +149,12 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
             lines.append(f"  {label:>10} {'#' * round(30 * count / top):<30} {count}")
         if videos["unreadable"]:
             lines.append(f"unreadable or missing videos: {', '.join(videos['unreadable'])}")
+    windows = stats.get("clip_windows") or {}
+    if (windows.get("duration_s") or {}).get("n"):
+        lines.append(f"clip windows: {windows['duration_s']['n']}; seconds {numbers(windows['duration_s'])}")
+        top = max(windows["duration_histogram"].values()) or 1
+        for label, count in windows["duration_histogram"].items():
+            lines.append(f"  {label:>10} {'#' * round(30 * count / top):<30} {count}")
     traces = stats["traces"]
     if traces["n"]:
         lines += [

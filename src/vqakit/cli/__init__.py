@@ -30,6 +30,8 @@ VERBS = (
     ("extract", "extract:extract"),
     ("index", "index:index"),
     ("build egofact", "build_egofact:egofact"),
+    ("build instructionbench", "build_instructionbench:instructionbench"),
+    ("steps", "steps:steps"),
     ("eval", "evaluate:evaluate"),
     ("compare", "compare:compare"),
     ("runs", "runs:runs"),

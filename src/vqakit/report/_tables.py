@@ -105,14 +105,29 @@ def comparison_rows(
     if unknown and found:
         raise ValueError(f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(found)}")
     keys = [*(first or []), *(key for key in found if key not in (first or []))] if found else []
+    labels = _run_labels(runs)
     rows = []
-    for run in runs:
-        config, results = run.config, run.results
-        label = str(config.get("method")) + (f" · {config['model']}" if config.get("model") else "")
+    for label, run in zip(labels, runs, strict=True):
+        results = run.results
         buckets = (results.get("groups") or {}).get(by, {})
         overall = results.get("mcq") or results.get("overall") or {}
         rows.append([label, *(buckets.get(key, {}).get("accuracy") for key in keys), overall.get("accuracy")])
     return ["run", *keys, "overall"], rows
+
+
+def _run_labels(runs: list[RunFolder]) -> list[str]:
+    """Each run's method, with its model where the runs' models differ and its folder name where
+    that still leaves two rows alike (a sweep)."""
+    models = {str(run.config.get("model")) for run in runs}
+    labels = [
+        str(run.config.get("method"))
+        + (f" · {run.config['model']}" if len(models) > 1 and run.config.get("model") else "")
+        for run in runs
+    ]
+    return [
+        f"{label} ({run.path.name})" if labels.count(label) > 1 else label
+        for label, run in zip(labels, runs, strict=True)
+    ]
 
 
 def format_table(columns: list[str], rows: list[list[Any]], fmt: str) -> str:

@@ -31,7 +31,7 @@ from vqakit.scoring._reasoning import (
     use_reasoning_source,
 )
 from vqakit.scoring._usage import usage_totals
-from vqakit.scoring._verdicts import parse_yes_no
+from vqakit.scoring._verdicts import parse_yes_no, yes_no_reason
 
 __all__ = [
     "LETTERS",
@@ -75,4 +75,5 @@ __all__ = [
     "usage_totals",
     "use_reasoning_source",
     "wilson_interval",
+    "yes_no_reason",
 ]

@@ -11,7 +11,7 @@ from vqakit.schema import Prediction, Sample
 from vqakit.scoring._extract import extract_choice
 from vqakit.scoring._judges import Judge, register_judge
 from vqakit.scoring._labels import format_options
-from vqakit.scoring._verdicts import parse_yes_no
+from vqakit.scoring._verdicts import parse_yes_no, yes_no_reason
 
 
 async def judge_reply(model: Any, prompt: str, sample_id: str) -> tuple[str | None, str | None]:
@@ -45,7 +45,9 @@ class OpenAnswerJudge(Judge):
             candidate=prediction.reply or "",
         )
         raw, error = await judge_reply(model, prompt, sample.id)
-        return {"raw": raw, "verdict": None if error else parse_yes_no(raw), "error": error}
+        if error:
+            return {"raw": raw, "verdict": None, "reason": None, "error": error}
+        return {"raw": raw, "verdict": parse_yes_no(raw), "reason": yes_no_reason(raw), "error": None}
 
     def verdict(self, sample: Sample, record: dict[str, Any]) -> bool | None:
         return None if record.get("verdict") is None else bool(record["verdict"])

@@ -14,3 +14,15 @@ def parse_yes_no(reply: str | None) -> bool | None:
         return None
     match = _YES_NO.match(reply.strip())
     return None if match is None else match[1].lower().startswith("y")
+
+
+def yes_no_reason(reply: str | None) -> str | None:
+    """What a judge wrote after its yes/no (its reason), without the separator; None when the
+    reply does not start with a verdict or gives nothing after it."""
+    if not reply:
+        return None
+    match = _YES_NO.match(reply.strip())
+    if match is None:
+        return None
+    reason = reply.strip()[match.end() :].strip(" \t\n.,;:-–—*")
+    return reason or None

@@ -16,6 +16,7 @@ from vqakit.systems._registry import System, register_system, systems
 BUILT_IN = (
     "egofact",
     "minerva_ego",
+    "instructionbench",
 )
 
 for _name in BUILT_IN:

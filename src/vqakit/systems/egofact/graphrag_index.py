@@ -53,6 +53,8 @@ def prepare_offline() -> None:
     """Ready tiktoken and LiteLLM to work without a network (see the module docstring); call it
     before anything imports LiteLLM (graphrag-llm does)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # LanceDB's Rust log says "No existing dataset ..., it will be created" for every new table
+    os.environ.setdefault("LANCEDB_LOG", "error")
     from importlib.resources import files
 
     import litellm

@@ -1,0 +1,120 @@
+"""YouCook2 (`youcookii_annotations_*.json`) into video info.
+
+Shape: `{"database": {youtube_id: {"duration", "subset", "recipe_type", "annotations":
+[{"segment": [start, end], "id", "sentence"}], "video_url"}}}`. Times are absolute seconds and
+the steps are flat, so every step is level 0 with no category. The recipe type is a numeric code
+("113"); the theme is its name from a label map when one is given (the dataset's
+`label_foodtype.csv`: one `code,name` line per recipe type, no header), else "recipe 113".
+The segments-only test file has no sentences: those steps are imported with empty text and the
+video lists "step text" as missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from vqakit.builders import InputError
+from vqakit.systems.instructionbench.importers._common import (
+    RECORD_ERRORS,
+    Log,
+    by_time,
+    load,
+    seconds,
+    span,
+    text_of,
+)
+from vqakit.systems.instructionbench.video_info import PERSPECTIVE, Step, VideoInfo
+
+
+def read_label_map(path: str | Path) -> dict[str, str]:
+    """{recipe code: name} from a `code,name` CSV (a header row is skipped) or a JSON object."""
+    loaded = load(path)
+    if loaded.is_json and isinstance(loaded.data, dict):
+        return {str(code).strip(): str(name).strip() for code, name in loaded.data.items()}
+    if loaded.is_json:
+        raise InputError(f"{loaded.path}: a JSON label map must be an object of code: name")
+    names: dict[str, str] = {}
+    for number, row in enumerate(csv.reader(io.StringIO(loaded.text)), start=1):
+        code, name = (row[0].strip(), ",".join(row[1:]).strip()) if row else ("", "")
+        if not code and not name:
+            continue
+        if not code or not name:
+            raise InputError(f"{loaded.path}:{number}: expected `code,name`, got {','.join(row)!r}")
+        if number == 1 and not code.isdigit():
+            continue  # a header such as "id,name"
+        names[code] = name
+    if not names:
+        raise InputError(f"{loaded.path}: no `code,name` lines in the label map")
+    return names
+
+
+def read_youcook2(data: Any, log: Log, labels: dict[str, str] | None = None) -> list[VideoInfo]:
+    database = data.get("database") if isinstance(data, dict) else None
+    if not isinstance(database, dict):
+        raise InputError(f'{log.path}: not a YouCook2 file: no "database" object of videos')
+    videos = []
+    for video_id, record in database.items():
+        try:
+            videos.append(_video(str(video_id), record, log, labels))
+        except RECORD_ERRORS as error:
+            log.problem(video_id, f"unreadable video record ({error}); skipped")
+    return videos
+
+
+def _video(video_id: str, record: Any, log: Log, labels: dict[str, str] | None) -> VideoInfo:
+    if not isinstance(record, dict):
+        raise ValueError(f"expected an object, got {type(record).__name__}")
+    missing: list[str] = []
+    code = str(record.get("recipe_type", "")).strip()
+    if labels is not None and code in labels:
+        theme = labels[code]
+    else:
+        theme = f"recipe {code}" if code else ""
+        if labels is not None:
+            log.note(video_id, "recipe type not in the label map", code or "no recipe_type")
+    if not code:
+        missing.append("theme")
+        log.problem(video_id, "no recipe_type: the theme is unknown")
+    duration = None
+    try:
+        duration = seconds(record.get("duration"))
+    except ValueError:
+        missing.append("duration")
+        log.problem(video_id, f"no usable duration ({record.get('duration')!r})")
+    annotations = record.get("annotations")
+    if not isinstance(annotations, list):
+        annotations = []
+    steps, untexted = [], 0
+    for position, item in enumerate(annotations):
+        step_key = item.get("id", position) if isinstance(item, dict) else position
+        try:
+            start, end = span(*item["segment"])
+        except RECORD_ERRORS as error:
+            log.problem(video_id, f"step {step_key}: unusable segment ({error}); skipped")
+            continue
+        text = text_of(item.get("sentence"))
+        untexted += not text
+        if duration is not None and end > duration + 1:
+            log.note(video_id, "steps ending after the video", f"step {step_key} ends at {end:g}")
+        steps.append(Step(start=start, end=end, text=text, extra={"id": step_key}))
+    if not steps:
+        missing.append("steps")
+        log.problem(video_id, "no steps")
+    elif untexted:
+        missing.append("step text")
+        log.problem(video_id, f"{untexted} step(s) without a sentence (a segments-only file?)")
+    extra = {key: record[key] for key in ("subset", "video_url") if key in record}
+    extra["recipe_type"] = code
+    return VideoInfo(
+        video_id=video_id,
+        source="youcook2",
+        perspective=PERSPECTIVE["youcook2"],
+        theme=theme,
+        duration=duration,
+        steps=by_time(steps),
+        missing=missing,
+        extra=extra,
+    )
