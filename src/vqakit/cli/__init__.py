@@ -31,6 +31,12 @@ VERBS = (
     ("index", "index:index"),
     ("build egofact", "build_egofact:egofact"),
     ("build instructionbench", "build_instructionbench:instructionbench"),
+    ("import movierecapsqa", "import_movierecapsqa:movierecapsqa"),
+    ("import movierecapsqa-answers", "import_answers:movierecapsqa_answers"),
+    ("movierecapsqa-results", "export_movierecapsqa:movierecapsqa_results"),
+    ("build movierecapsqa", "build_movierecapsqa:movierecapsqa"),
+    ("align", "align:align"),
+    ("label movierecapsqa", "label_movierecapsqa:movierecapsqa"),
     ("steps", "steps:steps"),
     ("eval", "evaluate:evaluate"),
     ("compare", "compare:compare"),
@@ -46,6 +52,7 @@ VERBS = (
 GROUPS = {
     "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",
     "import": "Turn a published benchmark's release files into a vqakit benchmark folder.",
+    "label": "Add labels to a benchmark's questions with a model, or from a labels file.",
     "cache": "Inspect or empty the response cache (VQAKIT_CACHE_DIR, default ~/.cache/vqakit).",
 }
 

@@ -35,6 +35,55 @@ def concurrency_option(command: Callable) -> Callable:
     return click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)(command)
 
 
+PENDING_EXIT = 75  # EX_TEMPFAIL: judgments wait on provider batches; the same command collects them
+
+
+def judge_batch_options(command: Callable) -> Callable:
+    """`--judge-batch`, `--judge-batch-poll` and `--judge-batch-wait/--no-judge-batch-wait`."""
+    options = [
+        click.option(
+            "--judge-batch",
+            is_flag=True,
+            help="Send the judges' calls through their provider's batch API (OpenAI Batch, Anthropic "
+            "Message Batches: half price, replies within 24 h); other backends are called one by one. "
+            "Resumable.",
+        ),
+        click.option(
+            "--judge-batch-poll",
+            "judge_batch_poll_s",
+            type=click.FloatRange(min=0, min_open=True),
+            metavar="SECONDS",
+            help="Seconds between polls of a running judge batch (default 30).",
+        ),
+        click.option(
+            "--judge-batch-wait/--no-judge-batch-wait",
+            default=True,
+            show_default=True,
+            help="Wait for the judges' batches to end, or submit them, poll once and stop with exit "
+            f"code {PENDING_EXIT} while judgments are pending (rerun the same command to collect them).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def judge_batch_settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The run settings of the judge-batch options, popped from a command's `arguments`: not
+    waiting means batch mode; poll and wait apply to batches an earlier run left outstanding too."""
+    batch, poll, wait = (
+        arguments.pop("judge_batch"),
+        arguments.pop("judge_batch_poll_s"),
+        arguments.pop("judge_batch_wait"),
+    )
+    settings: dict[str, Any] = {"judge_batch_wait": wait}
+    if poll is not None:
+        settings["judge_batch_poll_s"] = poll
+    if batch or not wait:
+        settings["judge_batch"] = True
+    return settings
+
+
 def key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     """`("a=1", "b=x")` -> {"a": "1", "b": "x"}; a value without `=` is a usage error."""
     found = {}

@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from vqakit.cli._options import concurrency_option, method_options, settings_from
+from vqakit.cli._options import (
+    PENDING_EXIT,
+    concurrency_option,
+    judge_batch_options,
+    judge_batch_settings,
+    method_options,
+    settings_from,
+)
 from vqakit.cli._progress import progress
 
 
@@ -36,6 +43,8 @@ def accuracy_line(label: str, outcome: Any) -> str:
     if errors.get("n"):
         how = "counted as wrong" if errors.get("counted_as_wrong") else "not scored"
         parts.append(f"{errors['n']} errors ({how})")
+    if results.get("judgments_pending"):
+        parts.append(f"{results['judgments_pending']} judgments pending in batches")
     counts = f"({outcome.finished_before} resumed, {outcome.ran} run)"
     return f"{label}: {'; '.join(parts)} {counts} -> {outcome.folder}"
 
@@ -126,6 +135,7 @@ def error_summary(outcomes: list[Any]) -> str | None:
     help="What judges and object recall read as the model's reasoning: its reply (default), its "
     "separate thinking text, or both.",
 )
+@judge_batch_options
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
@@ -137,10 +147,12 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
     from vqakit.methods import MethodSetupError
     from vqakit.runner import RunConfigError, RunLockedError, RunSetupError, evaluate
 
+    batches = judge_batch_settings(arguments)
     settings = {
         "bench": bench,
         **settings_from(arguments),
         "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
+        **batches,
     }
     with progress() as update:
         try:
@@ -160,4 +172,16 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
     summary = error_summary(outcomes)
     if summary:
         click.echo(summary, err=True)
+    pending = [outcome for outcome in outcomes if outcome.judgments_pending]
+    for outcome in pending:
+        from vqakit.runner import JUDGE_BATCHES
+
+        click.echo(
+            f"{outcome.judgments_pending} judgment(s) wait on provider batches (see "
+            f"{outcome.folder / JUDGE_BATCHES}); rerun the same command to collect them",
+            err=True,
+        )
+    if pending:
+        sys.exit(PENDING_EXIT)
+    if summary:
         sys.exit(1)

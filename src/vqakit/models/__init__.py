@@ -1,6 +1,9 @@
 """One chat interface over model backends, with retries, time limits, a response cache and
 structured output. Heavy SDKs are imported only by the backend that needs them."""
 
+from vqakit.models._batch import PENDING as BATCH_PENDING
+from vqakit.models._batch import Batcher, BatchingModel, deferred_calls
+from vqakit.models._batch_journal import BatchJournal
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
 from vqakit.models._check import check_model_spec
 from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
@@ -23,9 +26,13 @@ from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
 from vqakit.models._structured import complete_structured, parse_json_lenient
 
 __all__ = [
+    "BATCH_PENDING",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
     "BackendError",
+    "BatchJournal",
+    "Batcher",
+    "BatchingModel",
     "CallError",
     "Completion",
     "Detection",
@@ -51,6 +58,7 @@ __all__ = [
     "clock",
     "complete_structured",
     "default_cache_path",
+    "deferred_calls",
     "is_api_text_embedder",
     "keep_detections",
     "parse_json_lenient",

@@ -119,19 +119,22 @@ class AnthropicBackend:
             raise classify_status(
                 error.status_code, str(error)[:500], error.response.headers.get("retry-after")
             ) from None
-        text = "".join(block.text for block in reply.content if block.type == "text")
-        thinking = "".join(
-            getattr(block, "thinking", "") for block in reply.content if block.type == "thinking"
-        )
-        details = getattr(reply.usage, "output_tokens_details", None)
-        return Completion(
-            text=text,
-            model=str(self.spec),
-            reasoning=thinking or None,
-            usage=Usage(
-                reply.usage.input_tokens,
-                reply.usage.output_tokens,
-                getattr(details, "thinking_tokens", None) or 0,
-            ),
-            finish_reason="refused" if reply.stop_reason == "refusal" else reply.stop_reason,
-        )
+        return completion_from_message(reply, str(self.spec))
+
+
+def completion_from_message(reply: Any, model: str) -> Completion:
+    """An SDK `Message` (a reply, or a succeeded batch result's message) as a Completion."""
+    text = "".join(block.text for block in reply.content if block.type == "text")
+    thinking = "".join(getattr(block, "thinking", "") for block in reply.content if block.type == "thinking")
+    details = getattr(reply.usage, "output_tokens_details", None)
+    return Completion(
+        text=text,
+        model=model,
+        reasoning=thinking or None,
+        usage=Usage(
+            reply.usage.input_tokens,
+            reply.usage.output_tokens,
+            getattr(details, "thinking_tokens", None) or 0,
+        ),
+        finish_reason="refused" if reply.stop_reason == "refusal" else reply.stop_reason,
+    )

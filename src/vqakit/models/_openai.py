@@ -125,24 +125,29 @@ class OpenAIBackend:
         except aiohttp.ClientError as error:
             raise BackendError("connection", f"{type(error).__name__}: {error}", retryable=True) from None
         try:
-            reply = json.loads(raw)
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as error:
+            return completion_from_reply(json.loads(raw), str(self.spec))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
             raise BackendError(
                 "malformed", f"unreadable reply ({error!r}): {raw[:200]!r}", retryable=True
             ) from None
-        text = message.get("content")
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
-        if not isinstance(reasoning, str):
-            text, reasoning = split_think_tags(text) if isinstance(text, str) else (text, None)
-        return Completion(
-            text=text,
-            model=str(self.spec),
-            reasoning=reasoning,
-            usage=_usage(reply.get("usage")),
-            finish_reason="refused" if message.get("refusal") else choice.get("finish_reason"),
-        )
+
+
+def completion_from_reply(reply: dict[str, Any], model: str) -> Completion:
+    """A chat-completions reply body as a Completion (also the body of a batch output line);
+    KeyError, IndexError or TypeError when it is not one."""
+    choice = reply["choices"][0]
+    message = choice["message"]
+    text = message.get("content")
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if not isinstance(reasoning, str):
+        text, reasoning = split_think_tags(text) if isinstance(text, str) else (text, None)
+    return Completion(
+        text=text,
+        model=model,
+        reasoning=reasoning,
+        usage=_usage(reply.get("usage")),
+        finish_reason="refused" if message.get("refusal") else choice.get("finish_reason"),
+    )
 
 
 def _usage(usage: Any) -> Usage:

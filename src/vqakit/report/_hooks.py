@@ -2,6 +2,8 @@
 
 - sections: `(results) -> [Section]`, tables shown after the accuracy breakdowns;
 - sample details: `(sample, prediction) -> SampleDetail | None`, lines shown in a sample's card;
+- judged details: `(sample, prediction, records) -> SampleDetail | None`, the same from the
+  sample's judgment records too (`{judge name: record}`), e.g. claims with their labels;
 - shown frames: `(benchmark, sample, prediction) -> ShownFrames | None`, which frames a card
   shows when they are not those the prediction saved for the sample (e.g. a retrieved clip's).
 
@@ -50,10 +52,12 @@ class SampleDetail:
 
 SectionHook = Callable[[dict[str, Any]], list[Section]]
 DetailHook = Callable[[Sample, Prediction], "SampleDetail | None"]
+JudgedDetailHook = Callable[[Sample, Prediction, dict[str, dict[str, Any]]], "SampleDetail | None"]
 FramesHook = Callable[[Benchmark, Sample, Prediction], "ShownFrames | None"]
 
 _SECTIONS: list[SectionHook] = []
 _DETAILS: list[DetailHook] = []
+_JUDGED_DETAILS: list[JudgedDetailHook] = []
 _FRAMES: list[FramesHook] = []
 
 
@@ -71,6 +75,10 @@ def register_sample_detail(hook: DetailHook) -> DetailHook:
     return _add(_DETAILS, hook)
 
 
+def register_judged_detail(hook: JudgedDetailHook) -> JudgedDetailHook:
+    return _add(_JUDGED_DETAILS, hook)
+
+
 def register_shown_frames(hook: FramesHook) -> FramesHook:
     return _add(_FRAMES, hook)
 
@@ -83,6 +91,11 @@ def section_hooks() -> list[SectionHook]:
 def detail_hooks() -> list[DetailHook]:
     load_plugins()
     return list(_DETAILS)
+
+
+def judged_detail_hooks() -> list[JudgedDetailHook]:
+    load_plugins()
+    return list(_JUDGED_DETAILS)
 
 
 def frames_hooks() -> list[FramesHook]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vqakit.report._hooks import ShownFrames, detail_hooks, frames_hooks
+from vqakit.report._hooks import ShownFrames, detail_hooks, frames_hooks, judged_detail_hooks
 from vqakit.runs import strip_path
 from vqakit.schema import Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS, judge_for_kind
@@ -106,8 +106,8 @@ def sample_card(
     judgments = []
     for record_kind, record in records.items():
         judge = judge_for_kind(record_kind)
-        if judge is None or judge.decides is not None:
-            continue  # deciding judges show in the note
+        if judge is None or judge.decides is not None or not judge.show_raw:
+            continue  # deciding judges show in the note; others in their own details
         said = record.get("raw") if record.get("error") is None else f"error: {record['error']}"
         judgments.append(f"{judge.title or judge.name} judge said: {said}")
     return {
@@ -129,7 +129,8 @@ def sample_card(
         "strip": f"../{strip}" if strip else None,
         "times": [clock(t) for t in shown.times_s] if shown and strip else [],
         "frames_error": frames_error,
-        "details": [d for hook in detail_hooks() if (d := hook(sample, prediction)) is not None],
+        "details": [d for hook in detail_hooks() if (d := hook(sample, prediction)) is not None]
+        + [d for hook in judged_detail_hooks() if (d := hook(sample, prediction, records)) is not None],
         "prompt": prediction.prompt,
         "reasoning": prediction.reasoning,
         "reply": prediction.reply,

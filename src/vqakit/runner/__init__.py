@@ -6,6 +6,7 @@ from vqakit.runner._checks import CheckedRun, check_run, run_protocol
 from vqakit.runner._compare import compare_run_folders
 from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
 from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
+from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
 from vqakit.runner._run import (
     RunConfigError,
@@ -18,6 +19,8 @@ from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
 
 __all__ = [
+    "JUDGE_BATCHES",
+    "JUDGE_BATCH_RESULTS",
     "SWEEPABLE",
     "CheckedRun",
     "EvalConfig",
@@ -34,6 +37,7 @@ __all__ = [
     "expand_values",
     "identity",
     "judge_run",
+    "judge_run_batched",
     "make_config",
     "plan_eval",
     "run_audit",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vqakit.methods import get_method, option_names
 from vqakit.scoring import judges
@@ -24,6 +24,9 @@ RESUMABLE_FIELDS = (
     "keep_errors",
     "errors_as_wrong",
     "bench",  # the benchmark is identified by its content hash; its path may differ between places
+    "judge_batch",  # batches change how judges' replies are fetched, not what they are
+    "judge_batch_poll_s",
+    "judge_batch_wait",
 )
 
 # Fields EvalConfig had before methods owned their options and judges were plug-ins. Run folders
@@ -71,6 +74,9 @@ class EvalConfig(BaseModel):
     )
     keep_errors: bool = False  # resuming keeps samples that ended in an error instead of retrying them
     errors_as_wrong: bool = False  # score failed MCQ samples as wrong (the strict number)
+    judge_batch: bool = False  # judges' calls go through the providers' batch APIs
+    judge_batch_poll_s: float = Field(30.0, gt=0)  # seconds between polls of a running batch
+    judge_batch_wait: bool = True  # False: submit (or poll once) and stop, leaving judgments pending
 
     @model_validator(mode="before")
     @classmethod
@@ -179,4 +185,5 @@ _FLAGS = {
     "judge_args": "--judge-arg",
     "method_args": "--method-arg",
     "judges": "--judge",
+    "judge_batch_poll_s": "--judge-batch-poll",
 }

@@ -85,11 +85,12 @@ def evaluate(
     plan = plan_eval(settings, out)
     if on_notes and plan.notes:
         on_notes(plan.notes)
+    note = (lambda text: on_notes([text])) if on_notes else None
     outcomes = []
     for config, folder in plan.configs:
         if on_start:
             on_start(config, folder)
-        outcome = run_eval(config, folder, new_run=new_run, on_progress=on_progress)
+        outcome = run_eval(config, folder, new_run=new_run, on_progress=on_progress, on_note=note)
         outcomes.append(outcome)
         if on_done:
             on_done(config, outcome)

@@ -33,6 +33,7 @@ from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig, identity
 from vqakit.runner._engines import run_local, run_ray
+from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
@@ -43,6 +44,7 @@ from vqakit.scoring import (
     score_sample,
     summarise,
     usage_totals,
+    use_benchmark_root,
     use_reasoning_source,
 )
 
@@ -57,6 +59,7 @@ class RunOutcome:
     finished_before: int  # predictions found when the run started
     ran: int  # predictions added by this call
     results: dict[str, Any]
+    judgments_pending: int = 0  # judgments waiting on a provider batch (`judge_batch_wait=False`)
 
 
 def benchmark_hash(benchmark: Benchmark) -> str:
@@ -131,10 +134,12 @@ def run_eval(
     *,
     new_run: bool = False,
     on_progress: Callable[[int, int, int], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
-    is written. `on_progress(done, total, errors)` follows the samples."""
+    is written. `on_progress(done, total, errors)` follows the samples; `on_note` hears how
+    judges' batches go."""
     benchmark = load_benchmark(config.bench)
     checked = check_run(config, benchmark)
     folder = Path(out)
@@ -161,7 +166,7 @@ def run_eval(
             "prompt_hashes": prompts,
         }
         write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
-        return _run_locked(config, checked, benchmark, folder, on_progress)
+        return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
 
 
 def _run_locked(
@@ -170,6 +175,7 @@ def _run_locked(
     benchmark: Benchmark,
     folder: Path,
     on_progress: Callable[[int, int, int], None] | None,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
     log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors)
@@ -193,9 +199,14 @@ def _run_locked(
         engine(todo, config, benchmark, checked.protocol, folder, record)
     finally:
         log.close()
-    with use_reasoning_source(config.reasoning_source):
+    with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
-        if config.judges:
+        pending = 0
+        if uses_batches(config, folder):
+            pending = asyncio.run(
+                judge_run_batched(config, samples, log.finished, judgments, folder, on_note)
+            )
+        elif config.judges:
             asyncio.run(
                 judge_run(
                     config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args
@@ -210,8 +221,9 @@ def _run_locked(
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,
             wall_s=time.monotonic() - started,
+            judgments_pending=pending,
         )
-    return RunOutcome(folder, finished_before, len(todo), results)
+    return RunOutcome(folder, finished_before, len(todo), results, pending)
 
 
 def _video_length(benchmark: Benchmark, sample: Any) -> float | None:
@@ -245,8 +257,11 @@ def write_scores(
     *,
     errors_as_wrong: bool = False,
     wall_s: float | None = None,
+    judgments_pending: int = 0,
 ) -> dict:
-    """Score every finished sample into scores.jsonl, results.json and report.html."""
+    """Score every finished sample into scores.jsonl, results.json and report.html. Judgments
+    still waiting on a batch are counted in results.json (`judgments_pending`): the scores
+    leave those samples unjudged until they arrive."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
@@ -275,6 +290,8 @@ def write_scores(
         [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s
     )
     results["benchmark"] = benchmark.card.name
+    if judgments_pending:
+        results["judgments_pending"] = judgments_pending
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     write_report(folder, benchmark)
     return results

@@ -26,18 +26,25 @@ def _graded(log: JudgmentLog, judge: Judge, sample_id: str) -> bool:
 
 async def run_judges(
     models: dict[str, Any], samples: list[Sample], predictions: dict[str, Prediction], log: JudgmentLog
-) -> None:
+) -> int:
     """Grade with each judge in `models` ({judge name: model}). Failed or empty predictions are
     not graded. A sample's judges run in dependency order; samples run concurrently (each model
-    bounds its own concurrency)."""
+    bounds its own concurrency). Returns how many gradings wait on a batch: a judgment that made
+    a call a batching model deferred is not written, nor are those of the judges that need it."""
+    from vqakit.models import deferred_calls
+
     registered = judges()
     order = [(name, judge) for name, judge in registered.items() if name in models]
 
-    async def one(sample: Sample) -> None:
+    async def one(sample: Sample) -> int:
         prediction = predictions.get(sample.id)
         if prediction is None or prediction.error is not None or prediction.reply is None:
-            return
+            return 0
+        waiting: set[str] = set()
         for name, judge in order:
+            if waiting.intersection(judge.needs):
+                waiting.add(name)
+                continue
             earlier = {
                 needed: record
                 for needed in judge.needs
@@ -45,10 +52,15 @@ async def run_judges(
             }
             if _graded(log, judge, sample.id) or not judge.wants(sample, prediction, earlier):
                 continue
-            graded = await judge.grade(models[name], sample, prediction, earlier)
+            with deferred_calls() as deferred:
+                graded = await judge.grade(models[name], sample, prediction, earlier)
+            if deferred:
+                waiting.add(name)
+                continue
             log.append({"sample_id": sample.id, "kind": name, "judge": str(models[name]), **graded})
+        return len(waiting)
 
-    await asyncio.gather(*(one(sample) for sample in samples))
+    return sum(await asyncio.gather(*(one(sample) for sample in samples)))
 
 
 async def judge_run(

@@ -20,6 +20,7 @@ from vqakit.scoring._hooks import (
     register_score_fields,
 )
 from vqakit.scoring._intervals import SMALL_GROUP, accuracy_summary, bootstrap_interval, wilson_interval
+from vqakit.scoring._judge_context import benchmark_root, use_benchmark_root
 from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
 from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
 from vqakit.scoring._metrics import score_sample, summarise
@@ -44,6 +45,7 @@ __all__ = [
     "OptionStyle",
     "ReasoningSource",
     "accuracy_summary",
+    "benchmark_root",
     "blind_agreement",
     "bootstrap_interval",
     "compare_runs",
@@ -73,6 +75,7 @@ __all__ = [
     "score_sample",
     "summarise",
     "usage_totals",
+    "use_benchmark_root",
     "use_reasoning_source",
     "wilson_interval",
     "yes_no_reason",

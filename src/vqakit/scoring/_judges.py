@@ -36,6 +36,7 @@ class Judge:
     needs: ClassVar[tuple[str, ...]] = ()  # judges whose records `grade` reads (graded first)
     legacy_option: ClassVar[str | None] = None  # its config field / flag before judges were plug-ins
     legacy_kind: ClassVar[str | None] = None  # its record kind in judgments.jsonl before then
+    show_raw: ClassVar[bool] = True  # a sample card shows its raw reply (off when a detail hook shows more)
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
         """Whether this judge grades the sample (it never sees failed or empty predictions)."""

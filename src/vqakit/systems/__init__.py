@@ -17,6 +17,7 @@ BUILT_IN = (
     "egofact",
     "minerva_ego",
     "instructionbench",
+    "movierecapsqa",
 )
 
 for _name in BUILT_IN:

@@ -10,9 +10,17 @@ from vqakit.video._media import VideoMediaChecker
 from vqakit.video._probe import VideoInfo, probe
 from vqakit.video._resize import Resize
 from vqakit.video._sampling import sample_frames
+from vqakit.video._scenes import ImageEmbedder, Shot, detect_shots, merge_shots, shot_distances
 from vqakit.video._segment import fixed_windows
 from vqakit.video._strip import STRIP_HEIGHT, image_strip, write_strip
-from vqakit.video._subtitles import Cue, cues_between, parse_subtitles, read_subtitles
+from vqakit.video._subtitles import (
+    Cue,
+    cues_between,
+    cut_cues,
+    decode_subtitles,
+    parse_subtitles,
+    read_subtitles,
+)
 from vqakit.video._synthetic import read_frame_index, write_index_clip
 
 __all__ = [
@@ -21,9 +29,11 @@ __all__ = [
     "Fps",
     "Frame",
     "FrameIndex",
+    "ImageEmbedder",
     "Mark",
     "Resize",
     "SamplingSpec",
+    "Shot",
     "Timestamps",
     "Uniform",
     "VideoError",
@@ -31,13 +41,17 @@ __all__ = [
     "VideoMediaChecker",
     "box_at",
     "cues_between",
+    "cut_cues",
     "decode_frames",
+    "decode_subtitles",
     "describe_marks",
+    "detect_shots",
     "draw_marks",
     "fixed_windows",
     "frame_index",
     "image_strip",
     "marks_at",
+    "merge_shots",
     "parse_sampling",
     "parse_style",
     "parse_subtitles",
@@ -47,6 +61,7 @@ __all__ = [
     "sample_frames",
     "sample_times",
     "select_times",
+    "shot_distances",
     "write_frames",
     "write_index_clip",
     "write_strip",

@@ -1,0 +1,151 @@
+"""The batch journal: which provider batches were submitted for which requests, and what they
+brought back, in two append-only JSONL files (a run folder keeps them beside its judgments).
+
+- the journal (`judge_batches.jsonl` in a run folder): `{"event": "submitted", "batch", "provider",
+  "model", "keys", "requests", "at"}` as soon as the provider has accepted a batch, and
+  `{"event": "ended", "batch", "status", "answered", "errors", "at"}` once its replies are stored;
+- the replies (`judge_batch_results.jsonl`): `{"key", "batch", "completion"}` per request, keyed
+  like the response cache (`cache_key`), errors included so the user can see why one failed.
+
+A process that starts polls the batches submitted and not ended instead of submitting their
+requests again, and answers from the stored replies, so a finished batch is never fetched
+twice. Failed replies are kept for this process only: a rerun asks for them again, as a rerun
+retries failed calls without batches. Nothing here holds a key: request bodies carry none (the
+key travels in headers) and messages are redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from vqakit.files import append_synced, complete_lines
+from vqakit.models._messages import CallError, Completion, Usage
+from vqakit.models._secrets import redact_secrets
+
+
+class BatchUnsupported(Exception):
+    """The endpoint has no batch API (an OpenAI-compatible server without `/v1/files`)."""
+
+
+@dataclass(frozen=True)
+class BatchStatus:
+    """A batch as its provider reports it: `ended` once no request is still being processed."""
+
+    ended: bool
+    status: str  # the provider's word: in_progress, completed, expired, ended, ...
+    done: int | None = None
+    total: int | None = None
+
+
+@dataclass(frozen=True)
+class SubmittedBatch:
+    id: str
+    provider: str  # "openai" (also OpenAI-compatible servers) or "anthropic"
+    group: str  # the model spec without settings: batches are polled through a model of this group
+    keys: tuple[str, ...]
+
+
+def failed(model: str, kind: str, message: str) -> Completion:
+    """The completion of a request that got no reply (its kind becomes the judgment's error)."""
+    return Completion(None, model, error=CallError(kind, redact_secrets(message)))
+
+
+def _record(completion: Completion) -> dict[str, Any]:
+    data = asdict(completion)
+    if completion.error is not None:
+        data["error"]["message"] = redact_secrets(completion.error.message)
+    return data
+
+
+def _completion(data: dict[str, Any]) -> Completion:
+    data = dict(data)
+    data["usage"] = Usage(**data.get("usage") or {})
+    data["error"] = CallError(**data["error"]) if data.get("error") else None
+    return Completion(**data)
+
+
+class BatchJournal:
+    """The two files of one run's batches, read once when opened and appended to after."""
+
+    def __init__(self, journal: Path, results: Path) -> None:
+        self.journal_path, self.results_path = journal, results
+        self.submitted: dict[str, SubmittedBatch] = {}
+        self._ended: set[str] = set()
+        self._answers: dict[str, Completion] = {}
+        self._in_flight: dict[str, str] = {}  # request key -> batch id, for batches not ended
+        for event in complete_lines(journal, json.loads):
+            if event.get("event") == "submitted":
+                batch = SubmittedBatch(
+                    event["batch"], event["provider"], event["model"], tuple(event["keys"])
+                )
+                self.submitted[batch.id] = batch
+            elif event.get("event") == "ended":
+                self._ended.add(event["batch"])
+        for line in complete_lines(results, json.loads):
+            if not line["completion"].get("error"):  # failures are asked again by a new process
+                self._answers[line["key"]] = _completion(line["completion"])
+        for batch in self.outstanding():
+            self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
+
+    def outstanding(self) -> list[SubmittedBatch]:
+        """Batches submitted and not ended, oldest first."""
+        return [batch for batch_id, batch in self.submitted.items() if batch_id not in self._ended]
+
+    def answer(self, key: str) -> Completion | None:
+        return self._answers.get(key)
+
+    def in_flight(self, key: str) -> str | None:
+        """The id of the batch not yet ended that holds this request, if any."""
+        return self._in_flight.get(key)
+
+    def add_submitted(self, batch: SubmittedBatch) -> None:
+        """Record a batch the provider accepted, before anything else happens."""
+        event = {
+            "event": "submitted",
+            "batch": batch.id,
+            "provider": batch.provider,
+            "model": redact_secrets(batch.group),
+            "requests": len(batch.keys),
+            "keys": list(batch.keys),
+            "at": time.time(),
+        }
+        self._append(self.journal_path, json.dumps(event))
+        self.submitted[batch.id] = batch
+        self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
+
+    def add_results(self, batch_id: str | None, completions: dict[str, Completion], status: str = "") -> None:
+        """Store replies (every reply first, then the batch's end, so a kill in between only
+        fetches them again). `batch_id` None: requests that never reached a batch."""
+        lines = [
+            json.dumps({"key": key, "batch": batch_id, "completion": _record(completion)})
+            for key, completion in completions.items()
+        ]
+        if lines:
+            self._append(self.results_path, "\n".join(lines))
+        self._answers.update(completions)
+        if batch_id is None:
+            return
+        errors = sum(1 for completion in completions.values() if completion.error is not None)
+        event = {
+            "event": "ended",
+            "batch": batch_id,
+            "status": status,
+            "answered": len(completions) - errors,
+            "errors": errors,
+            "at": time.time(),
+        }
+        self._append(self.journal_path, json.dumps(event))
+        self._ended.add(batch_id)
+        for key in self.submitted[batch_id].keys:
+            self._in_flight.pop(key, None)
+
+    @staticmethod
+    def _append(path: Path, lines: str) -> None:
+        """Whole lines, made durable with one sync."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as handle:
+            append_synced(handle, lines)

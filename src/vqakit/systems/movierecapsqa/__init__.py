@@ -1,0 +1,51 @@
+"""MovieRecapsQA: open-ended QA over movie recap videos and subtitles, recap-to-movie alignment,
+and claim-based factuality, relevance and coherence scoring (../shared/specs/movierecapsqa.md).
+
+Importing it registers: the `movierecaps` method, whose options choose the paper's four settings
+and two input ablations (`settings`, what each sends in `inputs`); the `claims` judge and the
+three judges that label its claims, `factuality`, `relevance` and `coherence` (`claims`,
+`judges`, their results in `summary`, their report section and per-sample claims in
+`claims_report`); the `imported` method that scores answers written elsewhere (`official`); and
+its prompts (prefixed `mr_`). `importer` reads the release's four tables (`vqakit import
+movierecapsqa`); `align` aligns a recap to its movie (`vqakit align`); `builder` builds the same
+kind of benchmark from recap videos and subtitles (`vqakit build movierecapsqa`); `classify`
+labels questions with their category and modality type (`vqakit label movierecapsqa`).
+"""
+
+from pathlib import Path
+
+from vqakit.prompts import register_prompt_folder
+from vqakit.systems import System, register_system
+
+register_prompt_folder(Path(__file__).parent / "prompts")
+
+from vqakit.systems.movierecapsqa import (  # noqa: E402
+    claims,
+    claims_report,
+    judges,
+    official,
+    settings,
+    summary,
+)
+from vqakit.systems.movierecapsqa.settings import PROTOCOL  # noqa: E402
+
+register_system(
+    System(
+        name="movierecapsqa",
+        title="MovieRecapsQA: open-ended QA over recaps and subtitles, claim-based scoring",
+        reference="papers/movierecapsqa_supplement.txt",
+        protocol=PROTOCOL,
+        methods=("movierecaps", "imported"),
+        judges=("claims", "factuality", "relevance", "coherence"),
+        commands=(
+            "import movierecapsqa",
+            "import movierecapsqa-answers",
+            "movierecapsqa-results",
+            "align",
+            "build movierecapsqa",
+            "label movierecapsqa",
+        ),
+    )
+)
+
+__all__ = ["PROTOCOL", "claims", "claims_report", "judges", "official", "settings", "summary"]
