@@ -26,11 +26,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator
 
 from vqakit.builders import ModelSteps
 from vqakit.files import write_text_atomic
 from vqakit.prompts import render_prompt
+from vqakit.systems.movierecapsqa.replies import ListReply
 from vqakit.systems.movierecapsqa.summary import CATEGORIES, MODALITIES
 from vqakit.video import image_strip
 
@@ -113,15 +114,10 @@ class LabelRow(BaseModel):
         return str(value) if value is not None else value
 
 
-class LabelReply(BaseModel):
+class LabelReply(ListReply):
     """`{"labels": [{number, category, modality}, ...]}` (a bare list is accepted too)."""
 
     labels: list[LabelRow] = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"labels": value} if isinstance(value, list) else value
 
 
 @dataclass

@@ -11,28 +11,23 @@ facts of the recap's previous segment that has any.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from pydantic import BaseModel, field_validator, model_validator
+from pydantic import field_validator
 
 from vqakit.prompts import render_prompt
 from vqakit.systems.movierecapsqa.builder.context import BuildContext, Fact, RecapSegment
 from vqakit.systems.movierecapsqa.builder.rules import fact_problem, normalise
+from vqakit.systems.movierecapsqa.replies import ListReply
 
 FACTS = "3 facts"
 STEP = "facts"
 PROMPT = "mr_build_facts"
 
 
-class FactList(BaseModel):
+class FactList(ListReply):
     """The reply: `{"facts": [...]}` (a bare list is accepted too)."""
 
     facts: list[str]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"facts": value} if isinstance(value, list) else value
 
     @field_validator("facts")
     @classmethod

@@ -20,13 +20,13 @@ ids do not move when a later stage drops a question.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 from vqakit.prompts import render_prompt
 from vqakit.systems.movierecapsqa.builder.context import QA, BuildContext, RecapSegment
 from vqakit.systems.movierecapsqa.builder.rules import names_kept, normalise, question_problem
+from vqakit.systems.movierecapsqa.replies import ListReply
 
 QUESTIONS, SIMPLIFY = "4 questions", "5 simplify"
 QA_PROMPT, SIMPLIFY_PROMPT = "mr_build_qa", "mr_build_simplify"
@@ -38,15 +38,10 @@ class Pair(BaseModel):
     facts: list[int] = Field(min_length=1)
 
 
-class PairList(BaseModel):
+class PairList(ListReply):
     """The reply of stage 4: `{"pairs": [...]}` (a bare list is accepted too)."""
 
     pairs: list[Pair] = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"pairs": value} if isinstance(value, list) else value
 
 
 class Simplified(BaseModel):
@@ -56,15 +51,10 @@ class Simplified(BaseModel):
     vague_answer: str = Field(min_length=1)
 
 
-class SimplifiedList(BaseModel):
+class SimplifiedList(ListReply):
     """The reply of stage 5: `{"questions": [...]}` (a bare list is accepted too)."""
 
     questions: list[Simplified] = Field(min_length=1)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        return {"questions": value} if isinstance(value, list) else value
 
 
 def _one_line(text: str) -> str:
