@@ -40,3 +40,14 @@ def progress(label: str = "") -> Iterator[Callable[..., None]]:
 
     with bar:
         yield update
+
+
+def stage_printer(name_width: int) -> Callable[[Any], None]:
+    """`on_stage` for a builder: one line per closed stage on stderr, `name  before -> after unit`
+    (names padded to `name_width` so the counts line up)."""
+    import click
+
+    def show(stage: Any) -> None:
+        click.echo(f"{stage.name:<{name_width}}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True)
+
+    return show

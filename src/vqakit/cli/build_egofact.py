@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from vqakit.cli._options import concurrency_option
-from vqakit.cli._progress import progress
+from vqakit.cli._progress import progress, stage_printer
 
 
 @click.command()
@@ -90,9 +90,7 @@ def egofact(
                 image_embedder=image_embedder,
                 config=config,
                 concurrency=concurrency,
-                on_stage=lambda stage: click.echo(
-                    f"{stage.name:<18}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True
-                ),
+                on_stage=stage_printer(18),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )
     except InputError as error:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from vqakit.cli._options import concurrency_option
-from vqakit.cli._progress import progress
+from vqakit.cli._progress import progress, stage_printer
 
 FORMATS = ("auto", "youcook2", "hirest", "goalstep", "keystep", "table")
 
@@ -125,9 +125,7 @@ def instructionbench(
                 embedder=None if embedder.lower() == "none" else embedder,
                 config=config,
                 concurrency=concurrency,
-                on_stage=lambda stage: click.echo(
-                    f"{stage.name:<22}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True
-                ),
+                on_stage=stage_printer(22),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )
     except InputError as error:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from vqakit.cli._options import concurrency_option
-from vqakit.cli._progress import progress
+from vqakit.cli._progress import progress, stage_printer
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -126,9 +126,7 @@ def movierecapsqa(
                 embedder=embedder,
                 config=config,
                 concurrency=concurrency,
-                on_stage=lambda stage: click.echo(
-                    f"{stage.name:<20}{stage.before:>6} -> {stage.after:<6}{stage.unit}", err=True
-                ),
+                on_stage=stage_printer(20),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )
     except InputError as error:
