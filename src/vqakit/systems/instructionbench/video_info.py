@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Source = Literal["youcook2", "hirest", "goalstep", "keystep", "table"]
 Perspective = Literal["third", "first"]
@@ -43,7 +43,7 @@ class VideoInfo(BaseModel):
     video_id: str
     clip_id: str | None = None  # set for a trimmed clip: "<video_id>@<start>-<end>"
     source: Source
-    perspective: Perspective = "third"
+    perspective: Perspective = "third"  # when not given: the dataset's (PERSPECTIVE), else third
     theme: str  # the recipe, goal, task or query the video is about
     duration: float | None  # of the whole video, seconds
     start: float | None = None  # of the clip, seconds of the video (None: the whole video)
@@ -51,6 +51,17 @@ class VideoInfo(BaseModel):
     steps: list[Step] = Field(default_factory=list)
     missing: list[str] = Field(default_factory=list)  # what the file lacks ("step times", "steps", ...)
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _dataset_perspective(cls, value: Any) -> Any:
+        if (
+            isinstance(value, dict)
+            and value.get("perspective") is None
+            and value.get("source") in PERSPECTIVE
+        ):
+            return {**value, "perspective": PERSPECTIVE[value["source"]]}
+        return value
 
     @property
     def id(self) -> str:

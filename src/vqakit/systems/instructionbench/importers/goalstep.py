@@ -31,7 +31,7 @@ from vqakit.systems.instructionbench.importers._common import (
     span,
     text_of,
 )
-from vqakit.systems.instructionbench.video_info import PERSPECTIVE, Step, VideoInfo
+from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
 SPILL_SECONDS = 20.0  # how far a substep may lie outside its step and still be kept
 FLAGS = ("is_relevant", "is_procedural")
@@ -113,7 +113,6 @@ def _video(record: Any, log: Log, key: str) -> VideoInfo:
     return VideoInfo(
         video_id=video_id,
         source="goalstep",
-        perspective=PERSPECTIVE["goalstep"],
         theme=theme,
         duration=end,
         start=start,
@@ -181,7 +180,6 @@ def _untimed(video_id: str, record: dict[str, Any], log: Log, key: str) -> Video
     return VideoInfo(
         video_id=video_id,
         source="goalstep",
-        perspective=PERSPECTIVE["goalstep"],
         theme=theme,
         duration=None,
         steps=steps,

@@ -30,7 +30,7 @@ from vqakit.systems.instructionbench.importers._common import (
     span,
     text_of,
 )
-from vqakit.systems.instructionbench.video_info import PERSPECTIVE, Step, VideoInfo
+from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
 FIELDS = ("relevant", "clip", "v_duration", "bounds", "steps")
 
@@ -125,7 +125,6 @@ def _video(query: str, name: str, record: Any, log: Log, key: str) -> VideoInfo 
     return VideoInfo(
         video_id=PurePosixPath(name).stem if name.lower().endswith(VIDEO_SUFFIXES) else name,
         source="hirest",
-        perspective=PERSPECTIVE["hirest"],
         theme=query.strip(),
         duration=duration,
         start=start,

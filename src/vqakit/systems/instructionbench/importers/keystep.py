@@ -24,7 +24,7 @@ from typing import Any
 
 from vqakit.builders import InputError
 from vqakit.systems.instructionbench.importers._common import RECORD_ERRORS, Log, span, text_of
-from vqakit.systems.instructionbench.video_info import PERSPECTIVE, Step, VideoInfo
+from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
 Chain = list[tuple[str, str]]  # (taxonomy id, name) from the top group down to the leaf's parent
 
@@ -83,7 +83,6 @@ def _take(take_uid: str, record: Any, taxonomy: dict, vocabulary: dict, log: Log
     return VideoInfo(
         video_id=video_id,
         source="keystep",
-        perspective=PERSPECTIVE["keystep"],
         theme=scenario,
         duration=None,
         steps=group(leaves),

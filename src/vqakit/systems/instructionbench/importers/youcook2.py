@@ -26,7 +26,7 @@ from vqakit.systems.instructionbench.importers._common import (
     span,
     text_of,
 )
-from vqakit.systems.instructionbench.video_info import PERSPECTIVE, Step, VideoInfo
+from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
 
 def read_label_map(path: str | Path) -> dict[str, str]:
@@ -111,7 +111,6 @@ def _video(video_id: str, record: Any, log: Log, labels: dict[str, str] | None) 
     return VideoInfo(
         video_id=video_id,
         source="youcook2",
-        perspective=PERSPECTIVE["youcook2"],
         theme=theme,
         duration=duration,
         steps=by_time(steps),
