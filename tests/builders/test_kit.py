@@ -379,7 +379,7 @@ def test_records_are_read_into_the_schema_skipping_blank_lines(tmp_path):
     ("text", "message"),
     [
         ('{"video": "a.mp4", "time_s": 1}\n{"video": "b.mp4"}\n', "notes.jsonl:2: time_s: Field required"),
-        ('{"video": "a.mp4", "time_s": 1}\n{not json\n', "notes.jsonl:2: invalid JSON"),
+        ('{"video": "a.mp4", "time_s": 1}\n{not json\n', "notes.jsonl:2: -: malformed JSON"),
         (None, "notes.jsonl: file not found"),
     ],
 )

@@ -97,7 +97,7 @@ EXPECTED = [
     ("samples.jsonl", 21, "videos.0.path", "missing media file"),
     ("samples.jsonl", 22, "subtitles", "escapes the benchmark folder"),
     ("samples.jsonl", 23, "-", "malformed JSON (Invalid control character at column"),
-    ("samples.jsonl", 24, "-", "JSON nested deeper than 100 levels"),
+    ("samples.jsonl", 24, "metadata.0.0", "nested deeper than 100 levels"),
 ]
 
 

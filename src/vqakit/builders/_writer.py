@@ -1,4 +1,4 @@
-"""Writing a built benchmark folder and checking that it loads."""
+"""Writing a built or imported benchmark folder, checked, and in place all at once."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 
 import yaml
 
-from vqakit.files import place_file, write_text_atomic
-from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, load_folder
+from vqakit.builders._inputs import VIDEO_SUFFIXES
+from vqakit.files import place_media, staged_folder, write_text_atomic
+from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, BenchmarkError, load_folder
 from vqakit.video import VideoMediaChecker
 
 
@@ -26,17 +27,37 @@ def write_benchmark_folder(
     clips: Sequence[Mapping[str, Any]] | None = None,
     passages: Sequence[Mapping[str, Any]] | None = None,
     media: Mapping[str, Path] | None = None,
+    link_media: bool = False,
+    open_media: bool = True,
 ) -> Benchmark:
-    """Place `media` ({path under media/: source file}; a file an earlier run placed is kept),
-    write the corpora (a None corpus is not written), samples and card, then load the folder with
-    its media checked. Raises `BenchmarkError` listing every problem."""
+    """Write the benchmark folder `out`: `media` ({path under media/: source file}; each source
+    resolved to its real file and hard-linked, or copied; with `link_media` each video becomes a
+    symbolic link to its absolute path, and the card says `linked_media: true`, while subtitles
+    and images are still placed as files), the corpora (a None corpus is not written), samples
+    and card, then load it with its media checked (opened and probed unless `open_media` is
+    False: then only their paths and presence are checked).
+
+    Everything is written into a fresh folder beside `out` and renamed into place only once it
+    validates, so a failure leaves `out` as it was (nothing new on disk) and nothing is written
+    through a symbolic link already in `out`. Entries of `out` not written here (a builder's
+    `build/`) are kept; a file `out/media` placed by an earlier run is reused rather than copied
+    again. Raises `BenchmarkError` listing every problem, `InputError` for media that cannot be
+    placed."""
     out = Path(out)
-    for relative, source in (media or {}).items():
-        place_file(source, out / "media" / relative)
-    if clips is not None:
-        write_text_atomic(out / CLIPS, _jsonl(clips))
-    if passages is not None:
-        write_text_atomic(out / PASSAGES, _jsonl(passages))
-    write_text_atomic(out / SAMPLES, _jsonl(samples))
-    write_text_atomic(out / CARD, yaml.safe_dump(dict(card), sort_keys=False))
-    return load_folder(out, VideoMediaChecker())
+    card = {**card, "linked_media": True} if link_media else dict(card)
+    with staged_folder(out) as stage:
+        videos = {n: s for n, s in (media or {}).items() if link_media and n.lower().endswith(VIDEO_SUFFIXES)}
+        place_media(stage, {n: s for n, s in (media or {}).items() if n not in videos}, reuse=out)
+        place_media(stage, videos, link=True)
+        if clips is not None:
+            write_text_atomic(stage / CLIPS, _jsonl(clips))
+        if passages is not None:
+            write_text_atomic(stage / PASSAGES, _jsonl(passages))
+        write_text_atomic(stage / SAMPLES, _jsonl(samples))
+        write_text_atomic(stage / CARD, yaml.safe_dump(card, sort_keys=False))
+        try:
+            benchmark = load_folder(stage, VideoMediaChecker() if open_media else None)
+        except BenchmarkError as error:
+            raise BenchmarkError(out, error.problems) from None
+    benchmark.root = out.resolve() if out.is_symlink() else out
+    return benchmark

@@ -16,15 +16,22 @@ import click
     help="Folder of <video_id>.<ext> files, or a CSV with video_id,path columns.",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-def minerva(records: Path, videos: Path, out: Path) -> None:
+@click.option(
+    "--link-media",
+    is_flag=True,
+    help="Link the videos by their absolute paths instead of hard-linking or copying them "
+    "(the card then says linked_media: true; the folder is not portable).",
+)
+def minerva(records: Path, videos: Path, out: Path, link_media: bool) -> None:
     """Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..4,
     answer_id, reasoning, question type[, split, category]) to a benchmark folder; the older
     four-decoy shape (answer_choice_0..3, answer inserted at answer_id) is read too."""
+    from vqakit.schema import BenchmarkError
     from vqakit.systems.minerva_ego.importer import import_minerva
 
     try:
-        report = import_minerva(records, videos, out)
-    except ValueError as error:
+        report = import_minerva(records, videos, out, link_media=link_media)
+    except (ValueError, BenchmarkError) as error:
         raise click.ClickException(str(error)) from None
     for problem in report.problems:
         click.echo(f"skipped {problem}", err=True)

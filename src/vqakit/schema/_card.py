@@ -56,6 +56,9 @@ class BenchmarkCard(BaseModel):
     protocol: Protocol = Protocol()
     sources: list[Source] = []  # attribution of shipped media / passages
     fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys
+    # media/ holds symbolic links to absolute paths outside the folder (`--link-media`); only
+    # then does a media check follow such a link instead of refusing it
+    linked_media: bool = False
 
     @field_validator("name")
     @classmethod

@@ -15,17 +15,26 @@ media go through a `MediaChecker`, which the caller supplies (see `_media_checks
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from vqakit.files import (
+    MAX_DEPTH,
+    InputError,
+    decode,
+    find_bad_byte,
+    find_unusable,
+    one_line,
+    parse_table,
+    read_bytes,
+    yaml_error_line,
+)
 from vqakit.schema._card import BenchmarkCard
 from vqakit.schema._checks import Corpora, sample_checks
 from vqakit.schema._corpus import Clip, Passage
@@ -39,17 +48,7 @@ SAMPLES = "samples.jsonl"
 CLIPS = "corpus/clips.jsonl"
 PASSAGES = "corpus/passages.jsonl"
 
-MAX_DEPTH = 100
-"""Deepest nesting of objects and lists a JSON line (or the card) may have."""
-
 Model = TypeVar("Model", bound=BaseModel)
-
-_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
-
-
-def _one_line(text: str) -> str:
-    """Control characters and line breaks written as escapes, so a problem stays one line."""
-    return _LINE_BREAKS.sub(lambda match: repr(match[0])[1:-1], text)
 
 
 @dataclass(frozen=True, order=True)
@@ -60,7 +59,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return _one_line(f"{self.file}:{self.line}: {self.field}: {self.message}")
+        return one_line(f"{self.file}:{self.line}: {self.field}: {self.message}")
 
 
 @dataclass
@@ -133,64 +132,29 @@ def _outside(root: Path, relative: str) -> Problem | None:
     return None
 
 
-def _text_problem(text: str) -> str | None:
-    if "\x00" in text:
-        return "holds a NUL character (\\u0000)"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return f"holds an unpaired surrogate ({text[error.start]!r}), which is not Unicode text"
-    return None
-
-
-def _content_problem(data: Any) -> tuple[str, str] | None:
-    """(field, message) for the first value vqakit cannot keep: nesting deeper than `MAX_DEPTH`,
-    or text (key or value) with a NUL character or an unpaired surrogate."""
-    stack: list[tuple[Any, tuple[str, ...]]] = [(data, ())]
-    seen: set[int] = set()  # YAML aliases can share (or loop back to) a container
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, str):
-            if problem := _text_problem(value):
-                return ".".join(where) or "-", problem
-            continue
-        if not isinstance(value, dict | list) or id(value) in seen:
-            continue
-        seen.add(id(value))
-        if len(where) >= MAX_DEPTH:
-            return ".".join(where[:3]) or "-", f"nested deeper than {MAX_DEPTH} levels"
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for key, item in items:
-            if isinstance(key, str) and (problem := _text_problem(key)):
-                return ".".join(where) or "-", f"a key {problem}"
-            stack.append((item, (*where, str(key))))
-    return None
-
-
 def read_card(root: Path) -> tuple[BenchmarkCard | None, list[Problem]]:
     path = root / CARD
     if not path.is_file():
         return None, [Problem(CARD, 0, "-", "file not found: a benchmark folder needs benchmark.yaml")]
     if outside := _outside(root, CARD):
         return None, [outside]
-    raw = path.read_bytes()
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        return None, [Problem(CARD, line, "-", f"not UTF-8 text (byte {raw[error.start]:#04x})")]
+        text = decode(read_bytes(path), CARD)
+    except InputError as error:
+        return None, [Problem(CARD, 0, "-", str(error).removeprefix(f"{path}: "))]
+    if found := find_bad_byte(text):
+        return None, [Problem(CARD, found[0], "-", found[1])]
     try:
         node = yaml.compose(text)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark else text[: getattr(error, "position", None) or 0].count("\n") + 1
+        line = yaml_error_line(text, error)
         return None, [Problem(CARD, line, "-", f"not valid YAML ({getattr(error, 'problem', error)})")]
     except RecursionError:
         return None, [Problem(CARD, 0, "-", f"not usable YAML: nested deeper than {MAX_DEPTH} levels")]
     if not isinstance(data, dict):
         return None, [Problem(CARD, 1, "-", "must be a YAML mapping of card fields")]
-    if found := _content_problem(data):
+    if found := find_unusable(data):
         return None, [Problem(CARD, _yaml_line(node, found[0].split(".")), *found)]
     try:
         return BenchmarkCard.model_validate(data), []
@@ -201,68 +165,18 @@ def read_card(root: Path) -> tuple[BenchmarkCard | None, list[Problem]]:
         ]
 
 
-class _Unusable(ValueError):
-    """A JSON value that parses but that vqakit refuses (NaN, Infinity, numbers beyond 64 bits)."""
-
-
-def _parse_int(text: str) -> int:
-    value = int(text) if len(text) <= 20 else 1 << 64
-    if not -(1 << 63) <= value < 1 << 63:
-        shown = text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
-        raise _Unusable(f"number {shown} does not fit in 64 bits")
-    return value
-
-
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Unusable(f"number {text[:24]} is too large")
-    return value
-
-
-def _parse_constant(text: str) -> Any:
-    raise _Unusable(f"{text} is not a JSON number")
-
-
-def _parse_line(raw: bytes) -> tuple[Any, str | None]:
-    """The JSON value of one line, or None and why it cannot be used."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return None, f"not UTF-8 text (byte {raw[error.start]:#04x} at column {error.start + 1})"
-    if not text.strip():
-        return None, None
-    try:
-        data = json.loads(
-            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
-        )
-    except json.JSONDecodeError as error:
-        return None, f"malformed JSON ({error.msg.removesuffix(' at')} at column {error.colno})"
-    except _Unusable as error:
-        return None, f"unusable JSON ({error})"
-    except RecursionError:
-        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
-    return data, None
-
-
 def _parse_lines(
-    relative: str, lines: Iterator[bytes], model: type[Model]
+    relative: str, text: str, model: type[Model]
 ) -> Iterator[tuple[int, Model | None, list[Problem]]]:
-    for number, raw in enumerate(lines, start=1):
-        data, problem = _parse_line(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw)
-        if problem is None and data is None:
-            continue  # a blank line
-        if problem is None and not isinstance(data, dict):
-            problem = "each line must be a JSON object"
-        if problem is not None:
-            yield number, None, [Problem(relative, number, "-", problem)]
-        elif found := _content_problem(data):
-            yield number, None, [Problem(relative, number, *found)]
-        else:
-            try:
-                yield number, model.model_validate(data), []
-            except ValidationError as error:
-                yield number, None, _problems_from(error, relative, number)
+    for record in parse_table(text, relative, "jsonl").records:
+        line = record.line or 0
+        if record.problem is not None:
+            yield line, None, [Problem(relative, line, record.problem.field, record.problem.message)]
+            continue
+        try:
+            yield line, model.model_validate(record.data), []
+        except ValidationError as error:
+            yield line, None, _problems_from(error, relative, line)
 
 
 def read_jsonl(
@@ -273,10 +187,11 @@ def read_jsonl(
         yield 0, None, [outside]
         return
     try:
-        with open(root / relative, "rb") as handle:
-            yield from _parse_lines(relative, handle, model)
-    except OSError as error:
-        yield 0, None, [Problem(relative, 0, "-", f"cannot be read ({error.strerror})")]
+        text = decode(read_bytes(root / relative), relative)
+    except InputError as error:
+        yield 0, None, [Problem(relative, 0, "-", str(error).removeprefix(f"{root / relative}: "))]
+        return
+    yield from _parse_lines(relative, text, model)
 
 
 def _records(
@@ -334,7 +249,11 @@ def check_folder(
     card, card_problems = read_card(root)
     problems.extend(card_problems)
     media_checks = MediaChecks(
-        root, media, lambda *where: problems.append(Problem(*where)), missing_ok=missing_media_ok
+        root,
+        media,
+        lambda *where: problems.append(Problem(*where)),
+        missing_ok=missing_media_ok,
+        linked=card is not None and card.linked_media,
     )
     clips: dict[str, tuple[int, Clip]] = {}
     passages: dict[str, tuple[int, Passage]] = {}

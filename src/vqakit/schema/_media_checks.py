@@ -33,12 +33,28 @@ class MediaChecker(Protocol):
     def check_image(self, path: Path) -> None: ...
 
 
-def media_path_problem(root: Path, relative: str) -> str | None:
-    """Why `relative` cannot name a file of the benchmark folder `root`; None when it can."""
+def _recorded_link(root: Path, relative: str) -> bool:
+    """Whether `relative` is a symbolic link to an absolute path that `--link-media` recorded:
+    the link itself lies inside `root` (no `..`, no other link on the way)."""
+    path = root / relative
+    try:
+        if not path.is_symlink() or not os.path.isabs(os.readlink(path)):
+            return False
+        return path.parent.resolve().is_relative_to(root.resolve()) and ".." not in Path(relative).parts
+    except (OSError, RuntimeError):
+        return False
+
+
+def media_path_problem(root: Path, relative: str, *, linked: bool = False) -> str | None:
+    """Why `relative` cannot name a file of the benchmark folder `root`; None when it can.
+    `linked` (the card's `linked_media`): a link to an absolute path recorded in the folder is
+    followed wherever it leads."""
     if "\x00" in relative:
         return "holds a NUL character"
     if Path(relative).is_absolute() or relative.startswith("~"):
         return "is absolute; media paths are relative to the benchmark folder"
+    if linked and _recorded_link(root, relative):
+        return None
     try:
         inside = (root / relative).resolve().is_relative_to(root.resolve())
     except (OSError, RuntimeError) as error:  # RuntimeError: a symlink loop (Python 3.11)
@@ -51,10 +67,10 @@ def media_path_problem(root: Path, relative: str) -> str | None:
     return "escapes the benchmark folder"
 
 
-def safe_media_path(root: Path, relative: str) -> Path | None:
+def safe_media_path(root: Path, relative: str, *, linked: bool = False) -> Path | None:
     """The media file's path, or None when `relative` is absolute or leads out of the folder
-    (through `..` or a symbolic link)."""
-    return None if media_path_problem(root, relative) else root / relative
+    (through `..` or a symbolic link; see `media_path_problem` for `linked`)."""
+    return None if media_path_problem(root, relative, linked=linked) else root / relative
 
 
 def _shown(relative: str) -> str:
@@ -73,10 +89,16 @@ class MediaChecks:
     file fails on its own), while a path that leaves the folder still is."""
 
     def __init__(
-        self, root: Path, checker: MediaChecker | None, report: Report, *, missing_ok: bool = False
+        self,
+        root: Path,
+        checker: MediaChecker | None,
+        report: Report,
+        *,
+        missing_ok: bool = False,
+        linked: bool = False,
     ) -> None:
         self.root, self.checker, self.report = root, checker, report
-        self.missing_ok = missing_ok
+        self.missing_ok, self.linked = missing_ok, linked
         self._found: dict[str, Path | str] = {}  # relative path -> file, or why it is unusable
         self._opened: dict[tuple[str, str], tuple[float | None, str | None]] = {}  # -> (duration, problem)
 
@@ -90,7 +112,7 @@ class MediaChecks:
         return found
 
     def _locate(self, relative: str) -> Path | str:
-        if problem := media_path_problem(self.root, relative):
+        if problem := media_path_problem(self.root, relative, linked=self.linked):
             return f"path {_shown(relative)} {problem}"
         path = self.root / relative
         try:

@@ -59,7 +59,7 @@ def test_import_round_trip(imported):
     assert result.returncode == 0, result.stderr
     assert "wrote 4 samples" in result.stdout
     assert "missing video P03-missing-video (1 question(s): mego-0004)" in result.stderr
-    assert "skipped record 6 (broken-0006): missing answer_id" in result.stderr
+    assert f"skipped {FIXTURE}: record 6 (broken-0006): -: missing answer_id" in result.stderr
     benchmark, problems = check_benchmark(out)
     assert problems == [] and benchmark is not None
     samples = {s.id: s for s in load_benchmark(out).samples}

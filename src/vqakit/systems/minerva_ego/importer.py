@@ -9,28 +9,31 @@ inserted at `answer_id`), the whitespace rule of the answer check, the skill fie
 video-id forms are described in `release.py`.
 
 A record that cannot be read (a required field missing, options that fit neither shape, an
-`answer` that is not `answer_choice_{answer_id}`, options that repeat, a key seen before) is
-listed in the report as `record N (key): what is wrong` and left out, never guessed.
+`answer` that is not `answer_choice_{answer_id}`, options that repeat, a key seen before, a value
+the hardened reader refuses such as an id beyond 64 bits) is listed in the report as
+`FILE: record N (key): field: what is wrong` and left out, never guessed.
 
-Videos are found by id: a file `<id>.<ext>` in the given folder (`.mp4 .mkv .webm .mov .avi`),
-or a CSV with `video_id,path` rows (paths relative to the CSV). A URL and its bare id find the
-same file either way. Found videos are hard-linked into `media/<id>.<ext>` (copied when linking
-is impossible); questions whose video is missing are listed in the report and left out of
-samples.jsonl, never written half-empty. The reasoning trace is kept as written (`reasoning`).
+Videos are found by id: a file `<id>.<ext>` in the given folder (`.mp4 .mkv .webm .mov .avi`;
+links to files are followed, folders named like videos are not videos), or a CSV with
+`video_id,path` rows (paths relative to the CSV). A URL and its bare id find the same file
+either way. Found videos are resolved to their real files and hard-linked into
+`media/<id>.<ext>` (copied when linking is impossible; symbolic links to their absolute paths
+with `link_media`); two different files never share a name (`kitchenA/clip` and
+`kitchenB/clip` become `clip.mp4` and `clip-2.mp4`). Questions whose video is missing are listed
+in the report and left out of samples.jsonl, never written half-empty. The folder is written
+beside `out` and renamed into place only once it validates. The reasoning trace is kept as
+written (`reasoning`).
 """
 
 from __future__ import annotations
 
-import csv
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from vqakit.files import place_file, write_text_atomic
+from vqakit.builders import write_benchmark_folder
+from vqakit.files import InputError, MediaPlan, read_table, reading
 from vqakit.systems.minerva_ego.protocol import PROTOCOL
 from vqakit.systems.minerva_ego.release import (
     VIDEO_EXTENSIONS,
@@ -63,42 +66,30 @@ CARD = {
 class ImportReport:
     written: int = 0
     missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video id -> question keys
-    problems: list[str] = field(default_factory=list)  # "record N (key): what is wrong"
+    problems: list[str] = field(default_factory=list)  # "FILE: record N (key): field: what is wrong"
     shapes: dict[str, int] = field(default_factory=dict)  # option shape -> records read in it
-
-
-def _records(path: Path) -> list[Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read as JSON ({error})") from None
-    if isinstance(data, dict):
-        data = list(data.values())
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a list of records")
-    return data
 
 
 def _video_finder(videos: Path) -> dict[str, Path]:
     """Video files by id, each under its id as written and its bare id (`video_key`)."""
     found: dict[str, Path] = {}
     if videos.is_file() and videos.suffix.lower() == ".csv":
-        with open(videos, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-        if rows and not {"video_id", "path"} <= set(rows[0]):
-            raise ValueError(f"{videos}: the CSV needs video_id and path columns")
-        for row in rows:
-            video_id, path = (row.get("video_id") or "").strip(), (row.get("path") or "").strip()
+        with reading(videos):
+            table = read_table(videos, "csv")
+        if table.records and not {"video_id", "path"} <= set(table.columns):
+            raise InputError(f"{videos}:1: the CSV needs video_id and path columns")
+        for row in table.rows:
+            video_id, path = str(row.data["video_id"]).strip(), str(row.data["path"]).strip()  # type: ignore[index]
             if video_id and path:
-                found.setdefault(video_id, (videos.parent / path).resolve())
-                found.setdefault(video_key(video_id), (videos.parent / path).resolve())
+                found.setdefault(video_id, videos.parent / path)
+                found.setdefault(video_key(video_id), videos.parent / path)
         return found
     if videos.is_dir():
         for path in sorted(videos.iterdir()):
-            if path.suffix.lower() in VIDEO_EXTENSIONS:
+            if path.suffix.lower() in VIDEO_EXTENSIONS and path.is_file():
                 found.setdefault(path.stem, path)
         return found
-    raise ValueError(f"{videos}: give a folder of videos or a CSV with video_id,path columns")
+    raise InputError(f"{videos}: give a folder of videos or a CSV with video_id,path columns")
 
 
 def _sample(record: dict[str, Any], relative: str, options: Options) -> dict[str, Any]:
@@ -126,51 +117,62 @@ def _sample(record: dict[str, Any], relative: str, options: Options) -> dict[str
     return sample
 
 
-def import_minerva(records_path: str | Path, videos: str | Path, out: str | Path) -> ImportReport:
-    """Write a benchmark folder at `out` from a Minerva-Ego / MINERVA release file."""
+def import_minerva(
+    records_path: str | Path, videos: str | Path, out: str | Path, *, link_media: bool = False
+) -> ImportReport:
+    """Write a benchmark folder at `out` from a Minerva-Ego / MINERVA release file (a JSON list
+    of records, an object of records, or JSONL). Raises `InputError` when the file cannot be read
+    at all, `BenchmarkError` when the folder would not validate (nothing is written then)."""
     records_path, out = Path(records_path), Path(out)
     found = _video_finder(Path(videos))
+    with reading(records_path):
+        table = read_table(records_path)
     report = ImportReport()
     shapes: Counter[str] = Counter()
     samples: list[dict[str, Any]] = []
     first_at: dict[str, int] = {}
-    for number, record in enumerate(_records(records_path), start=1):
-        if not isinstance(record, dict):
-            report.problems.append(f"record {number}: not a JSON object")
+    plan = MediaPlan()
+    for row in table.records:
+        record, number = row.data, row.number
+        place = f"{records_path}{f':{row.line}' if row.line else ''}: record {number}"
+        if record is None:
+            problem = row.problem
+            report.problems.append(f"{place}: {problem.field}: {problem.message}" if problem else place)
             continue
-        where = f"record {number} ({record['key']})" if "key" in record else f"record {number}"
+        where = f"{place} ({record['key']})" if "key" in record else place
         missing = [key for key in REQUIRED if key not in record]
         if missing:
-            report.problems.append(f"{where}: missing {', '.join(missing)}")
+            report.problems.append(f"{where}: -: missing {', '.join(missing)}")
             continue
         key = str(record["key"])
         if key in first_at:
-            report.problems.append(f"{where}: key already used by record {first_at[key]}")
+            report.problems.append(f"{where}: key: already used by record {first_at[key]}")
             continue
         first_at[key] = number
         try:
             options = minerva_options(record)
         except ValueError as error:
-            report.problems.append(f"{where}: {error}")
+            report.problems.append(f"{where}: -: {error}")
             continue
         video_id = str(record["video_id"])
         source = found.get(video_id.strip()) or found.get(video_key(video_id))
-        if source is None or not source.exists():
+        if source is None or not source.is_file():
             report.missing_videos.setdefault(video_id, []).append(key)
             continue
-        relative = f"media/{media_name(video_id)}{source.suffix.lower()}"
-        place_file(source, out / relative)
-        samples.append(_sample(record, relative, options))
+        name = plan.add(f"{media_name(video_id)}{source.suffix.lower()}", source)
+        samples.append(_sample(record, f"media/{name}", options))
         shapes[options.shape] += 1
-    out.mkdir(parents=True, exist_ok=True)
+    if not samples:
+        why = report.problems[:10] + [f"missing video {video_id}" for video_id in report.missing_videos][:10]
+        raise InputError("\n".join([f"{records_path}: no question could be written", *why]))
     card = {
         **CARD,
         "description": f"{CARD['description']} Source: {records_path.name}.",
         "protocol": PROTOCOL.model_dump(),
     }
-    write_text_atomic(out / "benchmark.yaml", yaml.safe_dump(card, sort_keys=False))
-    write_text_atomic(
-        out / "samples.jsonl", "".join(json.dumps(sample, ensure_ascii=False) + "\n" for sample in samples)
+    # the videos are opened by `vqakit validate`; the import checks everything else
+    write_benchmark_folder(
+        out, card=card, samples=samples, media=plan.files, link_media=link_media, open_media=False
     )
     report.written = len(samples)
     report.shapes = dict(shapes)

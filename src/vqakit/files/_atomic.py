@@ -1,4 +1,4 @@
-"""Files on disk that survive being killed at any moment, and names that are safe as file names.
+"""Files on disk that survive being killed at any moment.
 
 - Append-only JSONL (run folders, build journals): `append_synced` writes one whole line and
   makes it durable; `complete_lines` reads the records back and cuts off a last line that a kill
@@ -6,16 +6,11 @@
 - `write_text_atomic`: rewritten files (configs, results, reports) are written to a temporary
   file beside the target and renamed over it, so a reader sees the old or the new file, never a
   torn one.
-- `link_or_copy`: media placed into a benchmark folder without duplicating bytes when the
-  filesystem allows.
-- `slug`: one way to turn a model spec or a parameter into a file-name part.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -81,29 +76,3 @@ def write_atomic(path: str | Path, write: Callable[[IO[bytes]], Any]) -> Path:
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Replace `path` with `text` (UTF-8) in one rename."""
     return write_atomic(path, lambda out: out.write(text.encode("utf-8")))
-
-
-def link_or_copy(source: Path, target: Path) -> None:
-    """Hard-link `source` at `target` (creating its folder), or copy it across filesystems."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)
-
-
-def place_file(source: Path, target: Path) -> None:
-    """`link_or_copy`, keeping a target already placed by an earlier run unless its size differs."""
-    if target.exists():
-        if target.stat().st_size == source.stat().st_size:
-            return
-        target.unlink()
-    link_or_copy(source, target)
-
-
-def slug(text: str, max_length: int = 60, *, empty: str = "_") -> str:
-    """`text` as a file-name part: runs of characters other than letters, digits, `.`, `_` and
-    `-` become one `_`; at most the last `max_length` characters are kept (the end of a model
-    spec names the model)."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", text)[-max_length:].strip("_")
-    return cleaned or empty
