@@ -85,8 +85,12 @@ def test_label_map_shapes(tmp_path):
     as_json.write_text(json.dumps({"101": "spaghetti"}))
     assert read_label_map(as_json) == {"101": "spaghetti"}
     broken = tmp_path / "broken.csv"
-    broken.write_text("101,spaghetti\n113\n")
-    with pytest.raises(InputError, match=r"broken\.csv:2: expected `code,name`"):
+    broken.write_text("101,spaghetti\r113\r")  # CR line ends; a bad line is skipped and listed
+    problems: list[str] = []
+    assert read_label_map(broken, problems) == {"101": "spaghetti"}
+    assert problems == [f"{broken}:2: -: expected `code,name`, got '113'"]
+    with pytest.raises(InputError, match=r"broken\.csv: no `code,name` lines"):
+        broken.write_text("113,\n")
         read_label_map(broken)
 
 
@@ -288,8 +292,8 @@ def test_table_jsonl_bad_line(tmp_path):
     table.write_text(json.dumps(row) + "\n{not json\n" + json.dumps([1]) + "\n")
     found = read_steps(table)
     assert len(found.videos[0].steps) == 1
-    assert found.problems[0].startswith(f"{table}:2: invalid JSON") and found.problems[1].startswith(
-        f"{table}:3: expected"
+    assert found.problems[0].startswith(f"{table}:2: -: malformed JSON") and found.problems[1].startswith(
+        f"{table}:3: -: each line must be a JSON object"
     )
 
 
@@ -314,8 +318,12 @@ def test_not_found_not_utf8_and_a_folder(tmp_path):
     with pytest.raises(InputError, match=r"nope\.json: file not found"):
         read_steps(tmp_path / "nope.json")
     latin = tmp_path / "latin.csv"
-    latin.write_bytes("video_id,theme\nv,caf\xe9\n".encode("latin-1"))
-    with pytest.raises(InputError, match=r"latin\.csv: not UTF-8 text"):
+    latin.write_bytes("video_id,theme,start,end,text\nv,caf\xe9,0,1,go\nw,tea,0,1,go\n".encode("latin-1"))
+    found = read_steps(latin)  # the row holding the byte is skipped and listed, the others read
+    assert [v.video_id for v in found.videos] == ["w"]
+    assert found.problems == [f"{latin}:2: -: not UTF-8 text (byte 0xe9 at column 4); row skipped"]
+    latin.write_bytes("video_id,th\xe8me,start,end,text\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin\.csv:1: the header row: not UTF-8 text \(byte 0xe8"):
         read_steps(latin)
     with pytest.raises(InputError, match="is a folder"):
         read_steps(tmp_path)

@@ -100,8 +100,8 @@ def read_steps(path: str | Path, format: str = "auto", *, label_map: str | Path 
     chosen = _detect(loaded) if format == "auto" else format
     if chosen != "table" and not loaded.is_json:
         raise InputError(f"{loaded.path}: not a {chosen} file: invalid JSON ({loaded.json_error})")
-    labels = read_label_map(label_map) if label_map is not None else None
     log = Log(loaded.path)
+    labels = read_label_map(label_map, log.problems) if label_map is not None else None
     if labels is not None and chosen != "youcook2":
         log.problem(None, f"the label map names YouCook2 recipe types; ignored for {chosen}")
     videos = _read(chosen, loaded, log, labels)

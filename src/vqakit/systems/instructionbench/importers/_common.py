@@ -8,14 +8,13 @@ seconds outside its step). Both name the file and the record so a person can loo
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vqakit.builders import InputError
+from vqakit.files import JSONError, decode, find_unusable, parse_json, read_bytes, reading
 from vqakit.systems.instructionbench.video_info import Step
 
 # A record that cannot be read: skipped with a problem line, the import goes on.
@@ -37,24 +36,16 @@ class Loaded:
 
 
 def load(path: str | Path) -> Loaded:
-    """Reads `path` as UTF-8 text (a BOM is fine) and tries to parse it as one JSON value."""
+    """Reads `path` with the hardened reader (any byte-order mark and line end; bytes that are
+    not UTF-8 are the problem of the record holding them) and tries to parse it as one JSON
+    value; a file that cannot be read is an `InputError` naming it."""
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not an annotation file") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
-    try:
-        return Loaded(path, text, json.loads(text))
-    except json.JSONDecodeError as error:
-        return Loaded(path, text, json_error=f"line {error.lineno} column {error.colno}: {error.msg}")
-    except RecursionError:
-        return Loaded(path, text, json_error="nested too deeply")
+    with reading(path):
+        text = decode(read_bytes(path), path)
+        try:
+            return Loaded(path, text, parse_json(text))
+        except JSONError as error:
+            return Loaded(path, text, json_error=f"line {error.line} column {error.column}: {error.message}")
 
 
 @dataclass
@@ -72,6 +63,15 @@ class Log:
 
     def problem(self, key: str | None, text: str, line: int | None = None) -> None:
         self.problems.append(f"{self.where(key, line)}: {text}")
+
+    def refused(self, key: str | None, record: Any, line: int | None = None) -> bool:
+        """Lists the first value of `record` the reader refused (`find_unusable`: numbers beyond
+        64 bits, text that is not Unicode, nesting too deep) as the record's problem; True when
+        there is one, and the record is then skipped."""
+        found = find_unusable(record)
+        if found is not None:
+            self.problem(key, f"{found[0]}: {found[1]}; skipped", line)
+        return found is not None
 
     def note(self, key: str | None, kind: str, detail: str = "") -> None:
         """A tolerated quirk; `kind` is a short phrase the summary counts ("integer times")."""

@@ -44,6 +44,8 @@ def read_goalstep(data: Any, log: Log) -> list[VideoInfo]:
         raise InputError(f'{log.path}: not a Goal-Step file: no "videos" list')
     videos: dict[str, VideoInfo] = {}
     for position, record in enumerate(records):
+        if log.refused(f"#{position}", record):
+            continue
         key = str(record.get("video_uid", f"#{position}")) if isinstance(record, dict) else f"#{position}"
         try:
             info = _video(record, log, key)

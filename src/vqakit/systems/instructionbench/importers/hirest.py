@@ -62,6 +62,8 @@ def read_hirest(data: Any, log: Log) -> list[VideoInfo]:
             if isinstance(record, dict) and not record:
                 empty += 1
                 continue
+            if log.refused(key, record):
+                continue
             try:
                 info = _video(str(query), str(name), record, log, key)
             except RECORD_ERRORS as error:

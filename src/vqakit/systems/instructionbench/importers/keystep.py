@@ -40,6 +40,8 @@ def read_keystep(data: Any, log: Log) -> list[VideoInfo]:
     vocabulary = data.get("vocabulary") if isinstance(data.get("vocabulary"), dict) else {}
     videos = []
     for take_uid, record in annotations.items():
+        if log.refused(str(take_uid), record):
+            continue
         try:
             videos.append(_take(str(take_uid), record, taxonomy, vocabulary, log))
         except RECORD_ERRORS as error:

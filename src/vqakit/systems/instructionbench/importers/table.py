@@ -23,13 +23,11 @@ required columns is an error.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from vqakit.builders import InputError
+from vqakit.files import json_records, parse_table, sniff_format
 from vqakit.systems.instructionbench.importers._common import Loaded, Log, by_time, seconds, span
 from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
@@ -49,29 +47,32 @@ class _Row:
 
 
 def table_rows(loaded: Loaded) -> list[tuple[int, Any]]:
-    """(line or item number, row) pairs of a CSV, JSONL or JSON-array table."""
-    if loaded.is_json and isinstance(loaded.data, list):
-        return list(enumerate(loaded.data, start=1))
-    if loaded.is_json and isinstance(loaded.data, dict):
+    """(line or item number, row) pairs of a CSV, TSV, JSONL or JSON-array table; a row the
+    reader refused stands as the ValueError saying why."""
+    if loaded.is_json and isinstance(loaded.data, dict) and not looks_like_table(loaded.data):
         return [(1, loaded.data)]
-    if loaded.text.lstrip().startswith("{"):
-        rows: list[tuple[int, Any]] = []
-        for number, line in enumerate(loaded.text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((number, json.loads(line)))
-                except json.JSONDecodeError as error:
-                    rows.append((number, ValueError(f"invalid JSON ({error.msg})")))
-        return rows
-    reader = csv.DictReader(io.StringIO(loaded.text))
-    header = [name.strip() for name in reader.fieldnames or []]
-    lacking = [name for name in REQUIRED if name not in header]
-    if lacking:
-        raise InputError(
-            f"{loaded.path}:1: the header lacks column(s) {', '.join(lacking)} (has: {', '.join(header)})"
+    if loaded.is_json and isinstance(loaded.data, list | dict):
+        table = json_records(loaded.path, loaded.data)
+    elif loaded.is_json:
+        return [(1, loaded.data)]
+    else:
+        form = "jsonl" if loaded.text.lstrip().startswith("{") else sniff_format(loaded.text, loaded.path)
+        table = parse_table(loaded.text, loaded.path, "csv" if form == "json" else form)
+        lacking = [name for name in REQUIRED if name not in table.columns]
+        if form in ("csv", "tsv") and lacking:
+            raise InputError(
+                f"{loaded.path}:1: the header lacks column(s) {', '.join(lacking)} "
+                f"(has: {', '.join(table.columns)})"
+            )
+    return [
+        (
+            record.line or record.number,
+            record.data
+            if record.problem is None
+            else ValueError(f"{record.problem.field}: {record.problem.message}"),
         )
-    reader.fieldnames = header
-    return [(reader.line_num, row) for row in reader if any((value or "").strip() for value in row.values())]
+        for record in table.records
+    ]
 
 
 def looks_like_table(row: Any) -> bool:

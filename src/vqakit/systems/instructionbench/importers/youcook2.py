@@ -11,12 +11,11 @@ video lists "step text" as missing.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Any
 
 from vqakit.builders import InputError
+from vqakit.files import find_unusable, parse_rows, sniff_format
 from vqakit.systems.instructionbench.importers._common import (
     RECORD_ERRORS,
     Log,
@@ -29,25 +28,39 @@ from vqakit.systems.instructionbench.importers._common import (
 from vqakit.systems.instructionbench.video_info import Step, VideoInfo
 
 
-def read_label_map(path: str | Path) -> dict[str, str]:
-    """{recipe code: name} from a `code,name` CSV (a header row is skipped) or a JSON object."""
+def read_label_map(path: str | Path, problems: list[str] | None = None) -> dict[str, str]:
+    """{recipe code: name} from a `code,name` CSV (a header row is skipped; TSV too) or a JSON
+    object. A line or entry that cannot be read is added to `problems` (`FILE:LINE: problem`)
+    and skipped; the file fails as a whole only when no entry can be read."""
     loaded = load(path)
-    if loaded.is_json and isinstance(loaded.data, dict):
-        return {str(code).strip(): str(name).strip() for code, name in loaded.data.items()}
-    if loaded.is_json:
-        raise InputError(f"{loaded.path}: a JSON label map must be an object of code: name")
+    problems = problems if problems is not None else []
     names: dict[str, str] = {}
-    for number, row in enumerate(csv.reader(io.StringIO(loaded.text)), start=1):
-        code, name = (row[0].strip(), ",".join(row[1:]).strip()) if row else ("", "")
-        if not code and not name:
-            continue
-        if not code or not name:
-            raise InputError(f"{loaded.path}:{number}: expected `code,name`, got {','.join(row)!r}")
-        if number == 1 and not code.isdigit():
-            continue  # a header such as "id,name"
-        names[code] = name
+    if loaded.is_json and isinstance(loaded.data, dict):
+        for code, name in loaded.data.items():
+            if find_unusable(name) or not isinstance(name, str | int | float) or isinstance(name, bool):
+                problems.append(f"{loaded.path}: record {code}: -: expected a recipe name, got {name!r}")
+                continue
+            names[str(code).strip()] = str(name).strip()
+    elif loaded.is_json:
+        raise InputError(f"{loaded.path}: a JSON label map must be an object of code: name")
+    else:
+        tabs = sniff_format(loaded.text, loaded.path) == "tsv"
+        for row in parse_rows(loaded.text, delimiter="\t" if tabs else ","):
+            if row.problem:
+                problems.append(f"{loaded.path}:{row.line}: -: {row.problem}; skipped")
+                continue
+            code, name = row.cells[0].strip(), ",".join(row.cells[1:]).strip()
+            if not code or not name:
+                problems.append(
+                    f"{loaded.path}:{row.line}: -: expected `code,name`, got {','.join(row.cells)!r}"
+                )
+                continue
+            if row.line == 1 and not code.isdigit():
+                continue  # a header such as "id,name"
+            names[code] = name
     if not names:
-        raise InputError(f"{loaded.path}: no `code,name` lines in the label map")
+        listed = "".join(f"\n  {problem}" for problem in problems[:5])
+        raise InputError(f"{loaded.path}: no `code,name` lines in the label map{listed}")
     return names
 
 
@@ -57,6 +70,8 @@ def read_youcook2(data: Any, log: Log, labels: dict[str, str] | None = None) -> 
         raise InputError(f'{log.path}: not a YouCook2 file: no "database" object of videos')
     videos = []
     for video_id, record in database.items():
+        if log.refused(str(video_id), record):
+            continue
         try:
             videos.append(_video(str(video_id), record, log, labels))
         except RECORD_ERRORS as error:
