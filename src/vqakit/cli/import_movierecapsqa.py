@@ -29,8 +29,19 @@ _MEDIA = click.Path(exists=True, path_type=Path)
     help="Folder or video_id,path CSV of movie .srt/.vtt files, named like the movies.",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--link-media",
+    is_flag=True,
+    help="Link the videos by their absolute paths instead of hard-linking or copying them "
+    "(the card then says linked_media: true; the folder is not portable).",
+)
 def movierecapsqa(
-    tables_dir: Path, recaps: Path, movies: Path | None, subtitles: Path | None, out: Path
+    tables_dir: Path,
+    recaps: Path,
+    movies: Path | None,
+    subtitles: Path | None,
+    out: Path,
+    link_media: bool,
 ) -> None:
     """MovieRecapsQA release tables (recaps, segments, questions, facts: .json lists or .jsonl)
     plus recap videos, movies and movie subtitles to a benchmark folder; run its settings with
@@ -39,7 +50,7 @@ def movierecapsqa(
     from vqakit.systems.movierecapsqa.importer import import_movierecapsqa
 
     try:
-        report = import_movierecapsqa(tables_dir, recaps, movies, subtitles, out=out)
+        report = import_movierecapsqa(tables_dir, recaps, movies, subtitles, out=out, link_media=link_media)
     except (ValueError, BenchmarkError) as error:
         raise click.ClickException(str(error)) from None
     for problem in report.problems:

@@ -169,12 +169,13 @@ def _jsonl_table(path: Path, text: str) -> Table:
 
 
 def json_records(path: Path, data: Any) -> Table:
-    """A parsed JSON document as a table: a list of records, an object whose values are all
-    objects (records by key), or one object (one record)."""
+    """A parsed JSON document as a table: a list of records, an object whose values are
+    objects (records by key; a value that is not an object is a record's problem), or an object
+    of plain values (one record)."""
     table = Table(path, "json", [])
     if isinstance(data, list):
         items: list[tuple[str | None, Any]] = [(None, item) for item in data]
-    elif isinstance(data, dict) and data and all(isinstance(item, dict) for item in data.values()):
+    elif isinstance(data, dict) and any(isinstance(item, dict) for item in data.values()):
         items = [(str(key), item) for key, item in data.items()]
     elif isinstance(data, dict):
         items = [(None, data)]

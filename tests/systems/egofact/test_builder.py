@@ -415,7 +415,7 @@ def test_bad_inputs_name_the_file_and_line(inputs, tmp_path):
     with pytest.raises(InputError, match=r"names video 'nowhere\.mp4'"):
         read_events(bad, videos)
     bad.write_text("not json\n")
-    with pytest.raises(InputError, match=r"events.jsonl:1: invalid JSON"):
+    with pytest.raises(InputError, match=r"events.jsonl:1: -: malformed JSON"):
         read_events(bad, videos)
 
 

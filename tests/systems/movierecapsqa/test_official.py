@@ -49,7 +49,7 @@ def test_official_responses_round_trip_to_the_official_results_shape(bench, tmp_
     assert [(u["line"], u["why"]) for u in outcome.unmatched] == [
         (5, "matches no question of the benchmark"),
         (6, "answers v1.0.0 again (line 1 is kept)"),
-        (7, "unreadable: Expecting value: line 1 column 1 (char 0)"),
+        (7, "unreadable: -: malformed JSON (Expecting value at column 1)"),
     ]
     assert outcome.missing == ["v1.1.2"]
     assert json.loads((run / "import.json").read_text())["questions_without_answer"] == ["v1.1.2"]

@@ -86,7 +86,7 @@ def test_whole_file_problems_are_errors(tmp_path):
     with pytest.raises(TablesError, match=r"recaps\.json: expected a JSON list of records"):
         read_tables(tmp_path / "both")
     (tmp_path / "both/recaps.json").write_text("[{")
-    with pytest.raises(TablesError, match=r"recaps\.json: not JSON"):
+    with pytest.raises(TablesError, match=r"recaps\.json:1: not valid JSON"):
         read_tables(tmp_path / "both")
 
 
@@ -103,9 +103,9 @@ def test_record_problems_and_repeats_are_listed(tmp_path):
     assert len(tables.recaps) == 3 and len(tables.facts) == 9
     assert tables.problems[:2] == [
         "recaps.json: record 4 (video_id=cmpRecap001): repeats record 1; left out",
-        "recaps.json: record 5: not a JSON object",
+        "recaps.json: record 5: -: not a JSON object",
     ]
-    assert tables.problems[-2].startswith("facts.jsonl: line 12: invalid JSON")
+    assert tables.problems[-2].startswith("facts.jsonl: line 12: -: malformed JSON")
     assert tables.problems[-1] == "facts.jsonl: line 13 (fact_id=101): repeats line 1; left out"
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from vqakit.builders import ModelSteps
-from vqakit.files import write_text_atomic
+from vqakit.files import find_unusable, read_json, write_text_atomic
 from vqakit.prompts import render_prompt
 from vqakit.systems.movierecapsqa.replies import ListReply
 from vqakit.systems.movierecapsqa.summary import CATEGORIES, MODALITIES
@@ -207,14 +207,13 @@ def read_labels(path: str | Path) -> dict[str, Labels]:
     """The labels of a `labels.json`; a label outside the known names is a ValueError naming the
     question."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read labels ({error})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected an object of question id -> {{category, modality}}")
     labels = {}
     for key, value in data.items():
+        if found := find_unusable(value):
+            raise ValueError(f"{path}: record {key}: {found[0]}: {found[1]}")
         if not isinstance(value, dict):
             raise ValueError(f"{path}: {key}: expected {{category, modality}}")
         category = normalise_category(str(value.get("category", "")))

@@ -175,9 +175,12 @@ def import_movierecapsqa(
     subtitles: str | Path | None = None,
     *,
     out: str | Path,
+    link_media: bool = False,
 ) -> ImportReport:
     """Write a benchmark folder at `out` from the release tables and the user's media (see the
-    module docstring); raises ValueError only when an input cannot be read at all."""
+    module docstring); raises ValueError only when an input cannot be read at all. The folder is
+    written beside `out` and renamed into place once it validates (nothing is left by a failure);
+    `link_media` links the videos by their absolute paths instead of placing them."""
     tables = read_tables(tables_dir)
     report = ImportReport(problems=list(tables.problems))
     collector = MediaCollector(
@@ -185,6 +188,8 @@ def import_movierecapsqa(
         movie_files(movies) if movies is not None else None,
         subtitle_files(subtitles) if subtitles is not None else None,
     )
+    for files in (collector.recaps, collector.movies, collector.subtitles):
+        report.problems += files.problems if files is not None else []
     recap_by_id = {recap.video_id: recap for recap in tables.recaps}
     segments = {(s.video_id, id_key(s.segment_id)): s for s in tables.segments}
     facts = {id_key(fact.fact_id): fact for fact in tables.facts}
@@ -216,6 +221,6 @@ def import_movierecapsqa(
         )
     card = {**CARD, "protocol": PROTOCOL.model_dump()}
     card["description"] += f" Tables: {Path(tables_dir).name}."
-    write_benchmark_folder(out, card=card, samples=samples, media=collector.media)
+    write_benchmark_folder(out, card=card, samples=samples, media=collector.media, link_media=link_media)
     report.written = len(samples)
     return report

@@ -16,14 +16,13 @@ used is reported instead of written, and names where it goes under the benchmark
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from vqakit.builders import VIDEO_SUFFIXES
-from vqakit.files import slug
+from vqakit.files import InputError, read_table, real_file, slug
 from vqakit.systems.movierecapsqa.tables import Recap
 from vqakit.video import VideoError, probe, read_subtitles
 
@@ -51,6 +50,7 @@ class MediaFiles:
 
     def __init__(self, source: str | Path, suffixes: tuple[str, ...], what: str) -> None:
         self.source, self.what = Path(source), what
+        self.problems: list[str] = []  # rows of a CSV that could not be read
         self._exact: dict[str, Path] = {}
         self._folded: dict[str, Path] = {}
         if self.source.is_file() and self.source.suffix.lower() == ".csv":
@@ -70,20 +70,18 @@ class MediaFiles:
             self._folded.setdefault(key.casefold(), path)
 
     def _csv_rows(self) -> list[tuple[str, Path]]:
-        try:
-            with open(self.source, newline="", encoding="utf-8-sig") as handle:
-                rows = list(csv.DictReader(handle))
-        except (OSError, UnicodeDecodeError, csv.Error) as error:
-            raise ValueError(f"{self.source}: cannot read the CSV ({error})") from None
-        columns = set(rows[0]) if rows else set()
+        table = read_table(self.source, "csv")
+        self.problems = [str(problem) for problem in table.problems]
+        columns = set(table.columns)
         column = next((name for name in _KEY_COLUMNS if name in columns), None)
-        if rows and (column is None or "path" not in columns):
-            raise ValueError(f"{self.source}: the CSV needs video_id (or key) and path columns")
+        if table.records and (column is None or "path" not in columns):
+            raise InputError(f"{self.source}:1: the CSV needs video_id (or key) and path columns")
         pairs = []
-        for row in rows:
-            key, path = (row.get(column or "") or "").strip(), (row.get("path") or "").strip()
+        for row in table.rows:
+            data = row.data or {}
+            key, path = str(data.get(column or "", "")).strip(), str(data.get("path", "")).strip()
             if key and path:
-                pairs.append((key, (self.source.parent / path).resolve()))
+                pairs.append((key, self.source.parent / path))
         return pairs
 
     def find(self, keys: Iterable[str]) -> tuple[str, Path] | None:
@@ -130,7 +128,7 @@ class MediaCollector:
         self.checked: dict[Path, float | str] = {}  # source -> duration, or why it is unusable
 
     def _place(self, folder: str, key: str, source: Path) -> str:
-        resolved = source.resolve()
+        resolved = real_file(source)  # checked by `_check` before
         if resolved not in self.placed:
             base, number = f"{folder}/{slug(key, max_length=100, empty=folder)}", 1
             name = f"{base}{source.suffix.lower()}"
@@ -142,15 +140,15 @@ class MediaCollector:
         return self.placed[resolved]
 
     def _check(self, source: Path, read: Callable[[Path], float]) -> float | str:
-        resolved = source.resolve()
+        try:
+            resolved = real_file(source)
+        except InputError as error:
+            return str(error)
         if resolved not in self.checked:
-            if not source.is_file():
-                self.checked[resolved] = f"{source}: file not found"
-            else:
-                try:
-                    self.checked[resolved] = read(source)
-                except VideoError as error:
-                    self.checked[resolved] = str(error)
+            try:
+                self.checked[resolved] = read(resolved)
+            except VideoError as error:
+                self.checked[resolved] = str(error)
         return self.checked[resolved]
 
     def _one(

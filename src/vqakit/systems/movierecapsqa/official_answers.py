@@ -13,13 +13,11 @@ answers a question answered before, and unreadable lines are returned, never dro
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import read_rows, read_table
 from vqakit.schema import Sample
 
 _TRIPLE = ("video_id", "segment_id", "question_id")
@@ -39,18 +37,19 @@ class Response:
 
 def read_responses(path: Path) -> tuple[str, list[Response], list[dict[str, Any]]]:
     """(format, answers, unreadable lines as {line, why}) of an official JSONL or a CSV file."""
-    if path.suffix.lower() == ".csv":
+    if path.suffix.lower() in (".csv", ".tsv"):
         return "csv", *_read_csv(path)
     answers, problems = [], []
-    for number, text in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            record = json.loads(text)
-            if not isinstance(record, dict):
-                raise ValueError("not a JSON object")
-        except ValueError as error:
-            problems.append({"line": number, "why": f"unreadable: {error}"})
+    for line in read_table(path, "jsonl").records:
+        number, record = line.line or line.number, line.data
+        if record is None:
+            problem = line.problem
+            problems.append(
+                {
+                    "line": number,
+                    "why": f"unreadable: {problem.field}: {problem.message}" if problem else "unreadable",
+                }
+            )
             continue
         keys = {
             k: record[k]
@@ -72,19 +71,19 @@ def read_responses(path: Path) -> tuple[str, list[Response], list[dict[str, Any]
 def _read_csv(path: Path) -> tuple[list[Response], list[dict[str, Any]]]:
     """Rows of (id, answer): the columns a header names, else the first two; answers may span
     lines (quoted), so rows are numbered by the line they start on."""
-    reader = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline=""))
+    answers, problems = [], []
     rows: list[tuple[int, list[str]]] = []
-    start_line = 1
-    for row in reader:
-        rows.append((start_line, row))
-        start_line = reader.line_num + 1
+    for row in read_rows(path, delimiter="\t" if path.suffix.lower() == ".tsv" else ","):
+        if row.problem:
+            problems.append({"line": row.line, "why": f"unreadable: {row.problem}"})
+        else:
+            rows.append((row.line, row.cells))
     header = [cell.strip().lower() for cell in rows[0][1]] if rows else []
     id_column = next((header.index(name) for name in _ID_COLUMNS if name in header), None)
     answer_column = next((header.index(name) for name in _ANSWER_COLUMNS if name in header), None)
     named = id_column is not None and answer_column is not None
     columns = (id_column, answer_column) if named else (0, 1)
     key = "question_idx" if named and header[columns[0]] == "question_idx" else "id"
-    answers, problems = [], []
     for number, row in rows[1:] if named else rows:
         if not any(cell.strip() for cell in row):
             continue

@@ -35,7 +35,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from vqakit.files import write_text_atomic
+from vqakit.files import InputError, read_table, write_text_atomic
 
 TABLES = ("recaps", "segments", "questions", "facts")
 _CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:[.,]\d+)?)$")
@@ -183,29 +183,20 @@ def _table_file(folder: Path, name: str) -> Path | None:
 
 
 def _raw_records(path: Path) -> list[tuple[str, Any]]:
-    """(where, record) pairs: `record N` of a JSON file, `line N` of a JSONL file."""
+    """(where, record) pairs: `record N` of a JSON file, `line N` of a JSONL file; a record the
+    reader refused stands as the ValueError saying why."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TablesError(f"{path}: cannot read ({error})") from None
-    if path.suffix == ".jsonl":
-        found: list[tuple[str, Any]] = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    found.append((f"line {number}", json.loads(line)))
-                except ValueError as error:
-                    found.append((f"line {number}", ValueError(f"invalid JSON ({error})")))
-        return found
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise TablesError(f"{path}: not JSON ({error})") from None
-    if isinstance(data, dict):
-        data = list(data.values())
-    if not isinstance(data, list):
-        raise TablesError(f"{path}: expected a JSON list of records")
-    return [(f"record {number}", record) for number, record in enumerate(data, start=1)]
+        table = read_table(path, "jsonl" if path.suffix == ".jsonl" else "json")
+    except InputError as error:
+        raise TablesError(str(error)) from None
+    found: list[tuple[str, Any]] = []
+    for record in table.records:
+        where = f"line {record.line}" if record.line else f"record {record.number}"
+        problem = record.problem
+        found.append(
+            (where, record.data if problem is None else ValueError(f"{problem.field}: {problem.message}"))
+        )
+    return found
 
 
 def _ids(name: str, record: Any) -> str:

@@ -13,14 +13,13 @@ file that is missing or unreadable is not: that recap is dropped at its stage, w
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vqakit.builders import InputError
+from vqakit.files import read_table
 from vqakit.systems.movierecapsqa.builder.context import RecapInput
 
 COLUMNS = (
@@ -87,26 +86,15 @@ def _problem(error: ValidationError) -> str:
 
 
 def _raw_rows(path: Path) -> list[tuple[int, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: cannot read ({error})") from None
-    if path.suffix.lower() == ".csv":
-        reader = csv.DictReader(text.splitlines())
-        unknown = sorted(set(reader.fieldnames or []) - set(COLUMNS))
+    csv_file = path.suffix.lower() in (".csv", ".tsv")
+    table = read_table(path, "auto" if csv_file else "jsonl")
+    if csv_file:
+        unknown = sorted(set(table.columns) - set(COLUMNS) - {""})
         if unknown:
             raise InputError(f"{path}:1: unknown columns {', '.join(unknown)} (known: {', '.join(COLUMNS)})")
-        return [(reader.line_num, row) for row in reader]
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append((number, json.loads(line)))
-            except json.JSONDecodeError as error:
-                raise InputError(f"{path}:{number}: invalid JSON ({error.msg})") from None
-    return rows
+    if table.problems:
+        raise InputError(str(table.problems[0]))
+    return [(record.line or record.number, record.data) for record in table.records]
 
 
 def read_manifest(path: str | Path) -> list[RecapInput]:
