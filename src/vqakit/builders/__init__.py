@@ -8,7 +8,8 @@
 - `blind_check`, `check_mcq`: ask a model a multiple-choice question (text only, or with
   evidence) and compare its pick with the expected option. Default prompts: `builder_blind_check`,
   `builder_mcq_check`; a builder passes its own prompt names to keep its own wording.
-- `write_benchmark_folder`: card, samples, corpora and media, validated on the way out.
+- `write_benchmark_folder`: card, samples, corpora and media, validated, then renamed into
+  place; `prepare_media`: a build's media checked and placed before its first model step.
 - `InputError`, `read_records`, `list_videos`: inputs read with errors naming file and line.
 """
 
@@ -18,7 +19,7 @@ from vqakit.builders._journal import BuildJournal
 from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
 from vqakit.builders._stages import DropLog, Stage, StageLog, stage_report, write_stage_report
 from vqakit.builders._steps import ModelSteps, StepResult
-from vqakit.builders._writer import write_benchmark_folder
+from vqakit.builders._writer import prepare_media, write_benchmark_folder
 
 __all__ = [
     "BLIND_PROMPT",
@@ -39,6 +40,7 @@ __all__ = [
     "check_mcq",
     "letter_spread",
     "list_videos",
+    "prepare_media",
     "read_records",
     "seeded_random",
     "stage_report",

@@ -10,9 +10,11 @@ from typing import Any
 import yaml
 
 from vqakit.builders._inputs import VIDEO_SUFFIXES
-from vqakit.files import place_media, staged_folder, write_text_atomic
+from vqakit.files import place_media, refuse_links, staged_folder, write_text_atomic
 from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, BenchmarkError, load_folder
 from vqakit.video import VideoMediaChecker
+
+BUILD = "build"  # a builder's own folder inside its output: journal, report, placed media
 
 
 def _jsonl(records: Sequence[Mapping[str, Any]]) -> str:
@@ -61,3 +63,17 @@ def write_benchmark_folder(
             raise BenchmarkError(out, error.problems) from None
     benchmark.root = out.resolve() if out.is_symlink() else out
     return benchmark
+
+
+def prepare_media(out: str | Path, media: Mapping[str, Path]) -> dict[str, Path]:
+    """Check and place a build's media before its first model step, so that nothing about them
+    can fail after the model work: `out` may not hold a symbolic link, each source must resolve
+    to a readable regular file, and each is placed (hard-linked, or copied once) under
+    `out/build/media/NAME`, where a rerun finds it. Returns {name: placed file} for
+    `write_benchmark_folder`, which links the used ones into the folder. Raises `InputError`
+    naming the file at fault."""
+    out = Path(out)
+    refuse_links(out)
+    build = out / BUILD
+    place_media(build, media)
+    return {name: build / "media" / name for name in media}

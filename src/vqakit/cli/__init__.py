@@ -57,8 +57,36 @@ GROUPS = {
 }
 
 
-class _Group(click.Group):
-    """Turns any unexpected exception into one readable line instead of a traceback."""
+_COMMAND = "vqakit.command"  # ctx.meta key: the command being run ("vqakit import minerva")
+
+
+class _Verbs(click.Group):
+    """A group that remembers which command it runs, for the catch-all's message."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            ctx.meta[_COMMAND] = f"{ctx.meta.get(_COMMAND, 'vqakit')} {name}"
+        return name, command, rest
+
+
+def _reading(error: BaseException) -> str:
+    """`while reading FILE` from the error's notes, else the input read last, else nothing."""
+    from vqakit.files import last_read
+
+    notes = [note for note in getattr(error, "__notes__", []) if note.startswith("while reading ")]
+    if notes:
+        return f"{notes[-1]}; "
+    last = last_read()
+    return f"last input read: {last}; " if last else ""
+
+
+class _Group(_Verbs):
+    """Turns any unexpected exception into one readable line instead of a traceback: a clean
+    error (bad input, a video or benchmark that cannot be used) as it is; anything else, a bug,
+    with the command and the file being read."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -68,13 +96,16 @@ class _Group(click.Group):
         except Exception as error:
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
+            from vqakit.files import InputError, one_line
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
-            if isinstance(error, VideoError | BenchmarkError):
+            if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None
+            command = ctx.meta.get(_COMMAND, "vqakit")
             raise click.ClickException(
-                f"{type(error).__name__}: {error} (set VQAKIT_DEBUG=1 for the traceback)"
+                f"{command}: {type(error).__name__}: {one_line(str(error))} ({_reading(error)}"
+                "set VQAKIT_DEBUG=1 for the traceback)"
             ) from None
 
 
@@ -101,7 +132,7 @@ def _add_verbs() -> None:
             main.add_command(command, name=head)
             continue
         if head not in groups:
-            groups[head] = click.Group(name=head, help=GROUPS[head])
+            groups[head] = _Verbs(name=head, help=GROUPS[head])
             main.add_command(groups[head])
         groups[head].add_command(command, name=sub)
 

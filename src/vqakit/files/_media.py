@@ -134,9 +134,10 @@ def place_media(
     reuse: str | Path | None = None,
 ) -> None:
     """Place each planned file at `folder/media/NAME`: a hard link of the real file (a copy
-    across file systems), or with `link` a symbolic link to its absolute real path. `reuse`: a
-    folder whose `media/NAME`, a regular file holding the same file (same inode, or same size
-    and time), is linked instead of copying again (a rerun over a copy)."""
+    across file systems), or with `link` a symbolic link to its absolute real path. A regular
+    file already there holding the same file (same inode, or same size and time) is kept.
+    `reuse`: another folder whose `media/NAME` of that kind is linked instead of copying again
+    (a rerun over a copy). Refuses (`InputError`) a `folder` holding a symbolic link."""
     folder = Path(folder)
     refuse_links(folder)
     media = folder / "media"
@@ -147,6 +148,8 @@ def place_media(
         real = real_file(source)
         target = media / name
         target.parent.mkdir(parents=True, exist_ok=True)
+        if not link and _same_file(target, real):
+            continue  # placed by an earlier run
         if target.is_symlink() or target.exists():
             target.unlink()
         if link:

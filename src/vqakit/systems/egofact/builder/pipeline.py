@@ -15,6 +15,7 @@ from vqakit.builders import (
     Stage,
     StageLog,
     list_videos,
+    prepare_media,
     write_benchmark_folder,
     write_stage_report,
 )
@@ -58,6 +59,7 @@ class EgoFactBuilder:
     ) -> None:
         self.config = config
         self.out = out
+        self.media: dict[str, Path] = {}  # placed before the first model step: name -> file
         folder = out / "build"
         self.journal = BuildJournal(folder)
         self.log = StageLog(folder, on_stage)
@@ -89,6 +91,9 @@ class EgoFactBuilder:
         self.videos = list_videos(videos_dir)
         events = read_events(events_path, self.videos)
         passages = read_passages(passages_path)
+        self.media = prepare_media(
+            self.out, {video: self.videos[video] for video in {e.video for e in events}}
+        )
         self.passages = {p.id: p for p in passages}
         windows = await cut_windows(ctx, self.videos, events)
         windows = await narrate(ctx, windows)
@@ -212,7 +217,7 @@ def build_egofact(
         samples=[_sample(q) for q in queries],
         clips=[_clip(w) for w in windows],
         passages=[builder.passages[i].model_dump(exclude_defaults=True) for i in used_passages],
-        media={key: builder.videos[key] for key in sorted({w.video for w in windows})},
+        media={key: builder.media[key] for key in sorted({w.video for w in windows})},
     )
     return BuildOutcome(
         folder=out,

@@ -17,6 +17,7 @@ from vqakit.builders import (
     Stage,
     StageLog,
     list_videos,
+    prepare_media,
     write_benchmark_folder,
     write_stage_report,
 )
@@ -62,12 +63,14 @@ class InstructionBenchBuilder:
         on_step: Callable[[int, int], None] | None = None,
     ) -> None:
         folder = out / "build"
+        self.out = out
         self.journal = BuildJournal(folder)
         self.log = StageLog(folder, on_stage)
         self.context = BuildContext(
             config, llm, list(checkers), embedder, ModelSteps(self.journal, on_step), self.log, folder
         )
         self.videos: dict[str, Path] = {}
+        self.media: dict[str, Path] = {}  # placed before the first model step: name -> file
         self.clips: list[Clip] = []
         self.questions: list[Question] = []  # passed the four filters: the open-ended questions
         self.with_options: list[Question] = []  # also got verified options: the MCQs
@@ -80,6 +83,7 @@ class InstructionBenchBuilder:
         self.videos = list_videos(videos_dir)
         infos = import_annotations(ctx, list(annotations))
         clips = make_clips(ctx, infos, self.videos)
+        self.media = prepare_media(self.out, {clip.video: self.videos[clip.video] for clip in clips})
         generated = await generate(ctx, clips)
         self.questions = await apply_filters(ctx, generated)
         self.with_options = await design_options(ctx, self.questions)
@@ -144,7 +148,7 @@ def build_instructionbench(
         card=output.card(config, questions, with_options, clips),
         samples=output.samples(questions, with_options),
         clips=output.clip_records(clips),
-        media={clip.video: builder.videos[clip.video] for clip in clips},
+        media={clip.video: builder.media[clip.video] for clip in clips},
     )
     stats = build_stats(benchmark)
     write_text_atomic(out / "build" / STATS, json.dumps(stats, indent=1) + "\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.builders import BuildJournal, InputError, ModelSteps, Stage, StageLog, write_stage_report
-from vqakit.files import write_text_atomic
+from vqakit.files import refuse_links, write_text_atomic
 from vqakit.systems.movierecapsqa.builder.alignment import align_segments
 from vqakit.systems.movierecapsqa.builder.context import QA, BuildContext, RecapInput, RecapsBuildConfig
 from vqakit.systems.movierecapsqa.builder.facts import extract_facts
@@ -65,9 +65,14 @@ class RecapsBuilder:
         self.questions = await classify(ctx, questions)
 
 
-def check_inputs(recaps: Sequence[RecapInput], embedder: Any) -> None:
+def check_inputs(recaps: Sequence[RecapInput], embedder: Any, out: Path | None = None) -> None:
+    """What about the inputs can be known before the first model step: recaps given once each,
+    the output folder free of symbolic links (the media are placed there at the end, resolved
+    to their real files). A recap file missing or unreadable drops that recap at its stage."""
     if not recaps:
         raise InputError("no recaps given")
+    if out is not None:
+        refuse_links(out)
     ids = [recap.video_id for recap in recaps]
     if len(set(ids)) != len(ids):
         raise InputError(f"video_id repeats: {sorted({i for i in ids if ids.count(i) > 1})}")
@@ -103,9 +108,9 @@ def build_movierecapsqa(
     `embed_images` and is needed when a recap has a movie. Raises `InputError` for unusable
     inputs or when no question survives, `BenchmarkError` when the folder does not validate.
     """
-    check_inputs(recaps, embedder)
-    config = config or RecapsBuildConfig()
     out = Path(out)
+    check_inputs(recaps, embedder, out)
+    config = config or RecapsBuildConfig()
     builder = RecapsBuilder(config, llm, vlm, embedder, out, on_stage, on_step)
 
     async def run_and_close() -> None:
