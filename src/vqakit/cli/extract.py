@@ -30,6 +30,7 @@ def extract(n_choices: int | None, letters: str | None, numbered: bool) -> None:
     """
     if (n_choices is None) == (letters is None):
         raise click.UsageError("give exactly one of --choices N and --letters")
+    from vqakit.files import find_unusable, parse_json
     from vqakit.scoring import extract_choice
 
     n_choices = n_choices or len(letters or "")
@@ -37,7 +38,9 @@ def extract(n_choices: int | None, letters: str | None, numbered: bool) -> None:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse_json(line)
+            if found := find_unusable(record):
+                raise ValueError(f"{found[0]}: {found[1]}")
             response = record["response"]
         except (ValueError, KeyError, TypeError) as error:
             raise click.ClickException(

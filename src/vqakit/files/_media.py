@@ -52,11 +52,11 @@ def real_file(source: str | Path) -> Path:
 
 def media_name_problem(name: str) -> str | None:
     """Why `name` cannot be a path under media/ (absolute, `..`, empty parts, NUL), or None."""
-    parts = PurePosixPath(name).parts
-    if not name or "\x00" in name or "\\" in name or name.startswith("/") or not parts:
+    parts = name.split("/")
+    if not name or "\x00" in name or "\\" in name or name.startswith("/"):
         return f"{name!r} is not a relative file name"
-    if any(part in ("..", ".") for part in parts) or name.endswith("/"):
-        return f"{name!r} may not hold '.' or '..' parts"
+    if any(part in ("..", ".", "") for part in parts):
+        return f"{name!r} may not hold '.', '..' or empty parts"
     return None
 
 

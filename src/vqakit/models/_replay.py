@@ -4,9 +4,9 @@ Generation settings are ignored."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
+from vqakit.files import InputError, read_table
 from vqakit.models._messages import Completion, Message
 from vqakit.models._retry import BackendError
 from vqakit.models._settings import GenerationSettings
@@ -18,18 +18,15 @@ class ReplayBackend:
         path = Path(spec.model)
         self.spec = spec
         self.replies: dict[str, tuple[str, float]] = {}
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            raise ValueError(f"{path}: replay file not found") from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        table = read_table(path, "jsonl")
+        if table.problems:
+            raise InputError(str(table.problems[0]))
+        for line in table.records:
+            number, record = line.line, line.data or {}
             try:
-                record = json.loads(line)
                 sample_id, reply = str(record["sample_id"]), record["reply"]
                 delay = float(record.get("delay_s", 0.0))
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            except (KeyError, TypeError, ValueError) as error:
                 raise ValueError(f'{path}:{number}: expected {{"sample_id", "reply"}} ({error})') from None
             if not isinstance(reply, str):
                 raise ValueError(f"{path}:{number}: reply must be text")

@@ -480,3 +480,34 @@ def test_bad_inputs_are_clear_errors(videos, tmp_path):
     with pytest.raises(InputError, match="no video files"):
         build_instructionbench(ANNOTATIONS, empty, tmp_path / "out2", llm=writer, checkers=checkers)
     shutil.rmtree(empty)
+
+
+def test_symlinked_videos_build_and_a_link_in_out_stops_before_any_model_step(videos, tmp_path):
+    (tmp_path / "store").mkdir()
+    shutil.copy(videos / "table/tb_plant.mp4", tmp_path / "store/tb_plant.mp4")
+    (tmp_path / "links/table").mkdir(parents=True)
+    (tmp_path / "links/table/tb_plant.mp4").symlink_to("../../store/tb_plant.mp4")  # relative
+    config = InstructionBenchBuildConfig(name="ib-links", seed=0)
+    writer, checkers = scripted_models()
+    out = tmp_path / "out"
+    build_instructionbench(
+        [FIXTURES / "steps_build.csv"], tmp_path / "links", out, llm=writer, checkers=checkers, config=config
+    )
+    placed = out / "media/table/tb_plant.mp4"
+    assert not placed.is_symlink() and placed.stat().st_ino == (tmp_path / "store/tb_plant.mp4").stat().st_ino
+    assert check_benchmark(out)[1] == []
+    # a link inside --out: refused before the first model step, nothing written through it
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "out2").mkdir()
+    (tmp_path / "out2/media").symlink_to(tmp_path / "elsewhere")
+    writer, checkers = scripted_models()
+    with pytest.raises(InputError, match=r"out2/media: a symbolic link inside the output folder"):
+        build_instructionbench(
+            [FIXTURES / "steps_build.csv"],
+            tmp_path / "links",
+            tmp_path / "out2",
+            llm=writer,
+            checkers=checkers,
+            config=config,
+        )
+    assert writer.calls == 0 and list((tmp_path / "elsewhere").iterdir()) == []

@@ -76,7 +76,8 @@ def test_records_that_fit_neither_shape_are_reported_with_their_key(imported):
         "bad-r14-six-choices",
     }
     assert problems["bad-r07-wrong-answer-id"] == (
-        f"{FIXTURE}: record 7 (bad-r07-wrong-answer-id): -: answer_choice_2 is 'yellow' but answer is 'blue'; "
+        f"{FIXTURE}: record 7 (bad-r07-wrong-answer-id): -: "
+        "answer_choice_2 is 'yellow' but answer is 'blue'; "
         "answer is the text of answer_choice_3, so answer_id may be off"
     )
     assert "differ in letter case" in problems["bad-r08-case"]
@@ -85,7 +86,9 @@ def test_records_that_fit_neither_shape_are_reported_with_their_key(imported):
     assert "also answer_choice_1" in problems["bad-r10-answer-among-decoys"]
     assert "options 0 and 2 are the same text '2'" in problems["bad-r11-same-option-twice"]
     assert "answer_id 5" in problems["bad-r12-index-out-of-range"]
-    assert problems["bad-r13-no-answer-id"] == f"{FIXTURE}: record 13 (bad-r13-no-answer-id): -: missing answer_id"
+    assert problems["bad-r13-no-answer-id"] == (
+        f"{FIXTURE}: record 13 (bad-r13-no-answer-id): -: missing answer_id"
+    )
 
 
 def test_skills_split_category_and_video_ids(imported):
