@@ -164,6 +164,8 @@ def import_minerva(
         shapes[options.shape] += 1
     if not samples:
         why = report.problems[:10] + [f"missing video {video_id}" for video_id in report.missing_videos][:10]
+        if report.missing_videos:
+            why.append(f"videos are looked up in {videos}")
         raise InputError("\n".join([f"{records_path}: no question could be written", *why]))
     card = {
         **CARD,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.builders import BuildJournal, ModelSteps, StageLog, write_stage_report
-from vqakit.files import write_text_atomic
+from vqakit.files import read_table, read_yaml, write_text_atomic
 from vqakit.schema import CARD, SAMPLES, Sample, Uniform, load_folder
 from vqakit.systems.movierecapsqa.classify import (
     LABELS_FILE,
@@ -61,12 +61,10 @@ def apply_labels(folder: str | Path, labels: dict[str, Labels]) -> ApplyReport:
     import yaml
 
     folder = Path(folder)
-    lines = (folder / SAMPLES).read_text(encoding="utf-8").splitlines()
+    load_folder(folder)  # a folder with problems is refused (BenchmarkError listing them) first
     report, seen, records = ApplyReport(), set(), []
-    for line in lines:
-        if not line.strip():
-            continue
-        record = json.loads(line)
+    for line in read_table(folder / SAMPLES, "jsonl").rows:
+        record = dict(line.data or {})
         found = labels.get(str(record.get("id")))
         if found is not None:
             record["metadata"] = {
@@ -80,7 +78,7 @@ def apply_labels(folder: str | Path, labels: dict[str, Labels]) -> ApplyReport:
         records.append(record)
     report.unmatched = [key for key in labels if key not in seen]
     text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
-    card = yaml.safe_load((folder / CARD).read_text(encoding="utf-8"))
+    card = read_yaml(folder / CARD)
     card["fields"] = {**(card.get("fields") or {}), **FIELDS}
     write_text_atomic(folder / SAMPLES, text)
     write_text_atomic(folder / CARD, yaml.safe_dump(card, sort_keys=False, allow_unicode=True))

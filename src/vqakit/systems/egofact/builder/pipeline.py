@@ -19,6 +19,7 @@ from vqakit.builders import (
     write_benchmark_folder,
     write_stage_report,
 )
+from vqakit.files import refuse_links
 from vqakit.schema import Passage
 from vqakit.systems.egofact.builder.context import BuildContext, EgoFactBuildConfig
 from vqakit.systems.egofact.builder.inputs import read_events, read_passages
@@ -197,6 +198,7 @@ def build_egofact(
     """
     config = config or EgoFactBuildConfig()
     out = Path(out)
+    refuse_links(out)  # before the journal is opened in it
     builder = EgoFactBuilder(config, llm, vlm, text_embedder, image_embedder, out, on_stage, on_step)
 
     async def run_and_close() -> list[Query]:

@@ -21,7 +21,7 @@ from vqakit.builders import (
     write_benchmark_folder,
     write_stage_report,
 )
-from vqakit.files import write_text_atomic
+from vqakit.files import refuse_links, write_text_atomic
 from vqakit.systems.instructionbench.builder import output
 from vqakit.systems.instructionbench.builder.clips import import_annotations, make_clips
 from vqakit.systems.instructionbench.builder.context import BuildContext, InstructionBenchBuildConfig
@@ -132,6 +132,7 @@ def build_instructionbench(
     check_checkers([str(m) for m in checkers])
     config = config or InstructionBenchBuildConfig()
     out = Path(out)
+    refuse_links(out)  # before the journal is opened in it
     builder = InstructionBenchBuilder(config, llm, checkers, embedder, out, on_stage, on_step)
 
     async def run_and_close() -> None:
