@@ -802,9 +802,12 @@ def main() -> None:
     parser.add_argument("-n", "--count", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", choices=OUTCOMES, action="append", default=[], help="print these cases")
+    parser.add_argument("--json", type=Path, help="also write every case's outcome to this file")
     arguments = parser.parse_args()
     started = time.perf_counter()
     outcomes = fuzz(arguments.count, arguments.seed)
+    if arguments.json:
+        arguments.json.write_text(json.dumps([o.__dict__ for o in outcomes], indent=1))
     for outcome in outcomes:
         if outcome.outcome in arguments.show or outcome.outcome in (
             "catch-all",

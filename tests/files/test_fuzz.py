@@ -1,0 +1,59 @@
+"""The mutation fuzz of every reader of user files (benchmarks/fuzz_importers.py), bounded: ten
+mutated inputs per target, each ending accepted or as a clean error naming its file; never the
+catch-all, an error without the file, a write outside --out, or a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from vqakit.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGETS = 17
+
+
+def test_mutated_inputs_end_cleanly(tmp_path):
+    report = tmp_path / "outcomes.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks/fuzz_importers.py"),
+            "-n",
+            str(10 * TARGETS),
+            "--json",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    outcomes = json.loads(report.read_text())
+    assert len({o["target"] for o in outcomes}) == TARGETS
+    bad = [o for o in outcomes if o["outcome"] not in ("accepted", "clean error naming the file")]
+    assert bad == [], result.stdout[-4000:]
+    assert sum(o["outcome"] == "clean error naming the file" for o in outcomes) > 20  # the mutations bite
+
+
+@pytest.mark.parametrize("failing", ["read_youcook2"])
+def test_the_catch_all_names_the_command_and_the_file(tmp_path, monkeypatch, failing):
+    import vqakit.systems.instructionbench.importers as importers
+
+    def bug(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(importers, failing, bug)
+    annotations = tmp_path / "youcook2.json"
+    annotations.write_text(json.dumps({"database": {}}))
+    result = CliRunner().invoke(main, ["steps", str(annotations)])
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: vqakit steps: KeyError: 'a bug' (")
+    assert f"last input read: {annotations}" in result.output and "VQAKIT_DEBUG=1" in result.output
