@@ -159,7 +159,11 @@ def import_minerva(
         if source is None or not source.is_file():
             report.missing_videos.setdefault(video_id, []).append(key)
             continue
-        name = plan.add(f"{media_name(video_id)}{source.suffix.lower()}", source)
+        try:
+            name = plan.add(f"{media_name(video_id)}{source.suffix.lower()}", source)
+        except InputError as error:  # e.g. a video that cannot be read: this question only
+            report.problems.append(f"{where}: video_id: {error}")
+            continue
         samples.append(_sample(record, f"media/{name}", options))
         shapes[options.shape] += 1
     if not samples:
