@@ -16,6 +16,7 @@ pytest.importorskip("sentence_transformers")
 from vqakit.benchmarks import load_benchmark
 from vqakit.models import Completion, TextEmbedder
 from vqakit.systems.egofact.builder import EgoFactBuildConfig, InputError, build_egofact, read_events
+from vqakit.systems.egofact.builder.inputs import read_passages
 from vqakit.video import write_index_clip
 
 EVENTS = [
@@ -469,3 +470,24 @@ def test_each_pair_is_set_in_the_task_of_its_passage():
     assert task("How to Adjust BMX Brakes: 7 Steps") == "adjusting BMX brakes"
     assert task("Bicycle chain care") == "it comes to bicycle chain care"
     assert task(None) is None
+
+
+def test_bad_event_and_passage_lines_are_skipped_and_listed(inputs, tmp_path):
+    videos = {"bikeA.mp4": inputs["videos"] / "bikeA.mp4"}
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(
+        b'{"video": "bikeA.mp4", "time_s": 1, "text": "C waves"}\r'
+        b'{"video": "bikeA.mp4", "time_s": 1' + b"0" * 400 + b', "text": "C jumps"}\r'
+        b'{"video": "nowhere.mp4", "time_s": 2, "text": "C sits"}\r'
+    )
+    problems: list = []
+    assert [e.text for e in read_events(events, videos, problems)] == ["C waves"]
+    assert [str(p) for p in problems] == [
+        f"{events}:2: time_s: number 100000000000...(401 digits) does not fit in 64 bits",
+        f"{events}: video: 'nowhere.mp4' (event 'C sits') is not in the videos folder",
+    ]
+    passages = tmp_path / "passages.jsonl"
+    passages.write_text('{"id": "p", "text": "a"}\n{"id": "p", "text": "b"}\n{"id": 3}\n')
+    problems = []
+    assert [p.text for p in read_passages(passages, problems)] == ["a"]
+    assert [p.field for p in problems] == ["id", "id"] and "appears twice" in problems[1].message

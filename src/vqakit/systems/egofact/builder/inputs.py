@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from vqakit.builders import InputError, read_records
+from vqakit.files import InputProblem
 from vqakit.schema import Passage
 
 
@@ -30,27 +31,45 @@ class Event(BaseModel):
     kind: Literal["event", "sound"] = "event"
 
 
-def read_events(path: str | Path, videos: dict[str, Path]) -> list[Event]:
-    """Events sorted by video and time; an event naming an unknown video is an error."""
+def read_events(
+    path: str | Path, videos: dict[str, Path], problems: list[InputProblem] | None = None
+) -> list[Event]:
+    """Events sorted by video and time. A bad line, or an event naming a video that is not in
+    the videos folder, is an `InputError`; with a `problems` list it is listed there and
+    skipped instead. No event at all is always an error."""
     path = Path(path)
-    events = read_records(path, Event)
-    for number, event in enumerate(events, start=1):
+    events = []
+    for number, event in enumerate(read_records(path, Event, problems), start=1):
         if event.video not in videos:
-            raise InputError(
-                f"{path}: event {number} ({event.text!r}) names video {event.video!r}, which is not in the "
-                f"videos folder"
-            )
+            where = f"{event.video!r} (event {event.text!r}) is not in the videos folder"
+            problem = InputProblem(str(path), None, None, "video", where)
+            if problems is None:
+                raise InputError(
+                    f"{path}: event {number} ({event.text!r}) names video {event.video!r}, "
+                    "which is not in the videos folder"
+                )
+            problems.append(problem)
+            continue
+        events.append(event)
     if not events:
         raise InputError(f"{path}: no events")
     return sorted(events, key=lambda e: (e.video, e.time_s))
 
 
-def read_passages(path: str | Path) -> list[Passage]:
+def read_passages(path: str | Path, problems: list[InputProblem] | None = None) -> list[Passage]:
+    """Passages with unique ids; a bad line or a repeated id is an `InputError`, or with a
+    `problems` list is listed there and skipped (the first passage of an id is kept)."""
     path = Path(path)
-    passages = read_records(path, Passage)
+    passages = []
     seen: set[str] = set()
-    for passage in passages:
+    for passage in read_records(path, Passage, problems):
         if passage.id in seen:
-            raise InputError(f"{path}: passage id {passage.id!r} appears twice")
+            if problems is None:
+                raise InputError(f"{path}: passage id {passage.id!r} appears twice")
+            problems.append(
+                InputProblem(str(path), None, passage.id, "id", "appears twice; the first is kept")
+            )
+            continue
         seen.add(passage.id)
+        passages.append(passage)
     return passages

@@ -19,7 +19,7 @@ from vqakit.builders import (
     write_benchmark_folder,
     write_stage_report,
 )
-from vqakit.files import refuse_links
+from vqakit.files import InputProblem, refuse_links, write_text_atomic
 from vqakit.schema import Passage
 from vqakit.systems.egofact.builder.context import BuildContext, EgoFactBuildConfig
 from vqakit.systems.egofact.builder.inputs import read_events, read_passages
@@ -31,6 +31,7 @@ from vqakit.systems.egofact.builder.windows import cut_windows, narrate, select
 from vqakit.systems.egofact.protocol import PROTOCOL
 
 REPORT_TITLE = "EgoFact build"
+INPUT_PROBLEMS = "input_problems.txt"  # event and passage lines skipped, one per line
 
 
 @dataclass
@@ -90,8 +91,14 @@ class EgoFactBuilder:
         """Steps 1-9; returns the questions that passed every stage."""
         ctx = self.context
         self.videos = list_videos(videos_dir)
-        events = read_events(events_path, self.videos)
-        passages = read_passages(passages_path)
+        problems: list[InputProblem] = []
+        events = read_events(events_path, self.videos, problems)
+        passages = read_passages(passages_path, problems)
+        listing = ctx.folder / INPUT_PROBLEMS
+        listing.unlink(missing_ok=True)
+        if problems:
+            write_text_atomic(listing, "".join(f"{problem}\n" for problem in problems))
+            self.log.note(f"{len(problems)} input line(s) skipped (kept going): see build/{INPUT_PROBLEMS}")
         self.media = prepare_media(
             self.out, {video: self.videos[video] for video in {e.video for e in events}}
         )
