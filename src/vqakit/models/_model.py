@@ -11,6 +11,7 @@ import importlib
 import logging
 import time
 from dataclasses import replace
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
@@ -26,6 +27,16 @@ log = logging.getLogger(__name__)
 TRUNCATED = ("length", "max_tokens")  # finish reasons of a reply cut at the token limit
 REFUSED = ("refused", "content_filter")
 LOCAL = ("hf", "replay")  # same request, same reply: an empty reply is not asked again
+
+ReplyCheck = Callable[[Completion], "str | None"]
+"""What a caller checks a reply with before it counts (a judge's verdict, a step's JSON):
+None when the reply is usable, else why not. Only replies that pass are cached or served."""
+
+
+def passes(completion: Completion, check: ReplyCheck | None) -> bool:
+    """Whether a reply may be cached or served from the cache: no error, and the caller's check
+    (if any) finds nothing wrong with it."""
+    return completion.error is None and (check is None or check(completion) is None)
 
 
 class Backend(Protocol):
@@ -141,11 +152,18 @@ class Model:
         return Completion(None, str(self), error=CallError(kind, redact_secrets(message)), **fields)
 
     async def complete(
-        self, messages: list[Message], *, sample_id: str | None = None, **settings: Any
+        self,
+        messages: list[Message],
+        *,
+        sample_id: str | None = None,
+        check: ReplyCheck | None = None,
+        **settings: Any,
     ) -> Completion:
         """Send messages; always returns a Completion (with `error` set on final failure).
         Keyword arguments are generation settings for this call (`max_tokens=8`), over the
-        model's own; ValueError for unknown ones."""
+        model's own; ValueError for unknown ones. `check` is the caller's validation of the
+        reply: a reply it rejects is returned (the caller records why) but never cached, and a
+        cached reply it rejects is not served, so a rerun asks the model again."""
         merged = self.settings
         if settings:
             merged = merged.merged(settings)
@@ -160,13 +178,13 @@ class Model:
         if self.cache is not None and self._deterministic(effective) and self.spec.backend != "replay":
             wire = {**effective.given(), "image_max_side": self.image_max_side}
             key = cache_key(self._cache_spec, wire, sent)
-            if (hit := self.cache.get(key)) is not None:
+            if (hit := self.cache.get(key)) is not None and passes(hit, check):
                 return hit
         completion = await self._with_retries(sent, effective, sample_id)
         if completion.error is not None and completion.error.type in ("refused", "empty") and self.fallback:
             log.info("%s: %s; asking fallback %s", sample_id, completion.error.type, self.fallback)
-            return await self.fallback.complete(messages, sample_id=sample_id, **settings)
-        if key is not None and self.cache is not None:
+            return await self.fallback.complete(messages, sample_id=sample_id, check=check, **settings)
+        if key is not None and self.cache is not None and passes(completion, check):
             self.cache.put(key, str(self), completion)
         return completion
 

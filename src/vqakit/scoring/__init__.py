@@ -7,7 +7,7 @@ Benchmark systems plug in here with decorators: judges (`register_judge`), group
 
 from vqakit.schema import length_bucket, length_buckets
 from vqakit.scoring._audit import blind_agreement, option_biases
-from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply
+from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply, no_yes_no
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import Extraction, extract_choice
 from vqakit.scoring._hooks import (
@@ -62,6 +62,7 @@ __all__ = [
     "length_buckets",
     "mcnemar_exact",
     "mean_summary",
+    "no_yes_no",
     "model_reasoning",
     "option_biases",
     "paired_bootstrap",

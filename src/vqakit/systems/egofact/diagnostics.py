@@ -34,6 +34,7 @@ from vqakit.scoring import (
     LETTERS,
     Judge,
     judge_reply,
+    no_yes_no,
     parse_yes_no,
     register_diagnostic,
     register_group,
@@ -160,7 +161,7 @@ class SufficiencyJudge(Judge):
         assert found is not None, "the sufficiency judge needs a described gold clip"
         clip, caption = found
         prompt = render_prompt("sufficiency", question=sample.question, caption=caption)
-        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency")
+        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency", no_yes_no)
         return {"clip": clip, "raw": raw, "verdict": None if error else parse_yes_no(raw), "error": error}
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:

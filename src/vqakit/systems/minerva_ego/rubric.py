@@ -65,6 +65,13 @@ def parse_rubric(reply: str | None) -> dict[str, int | None]:
     return scores
 
 
+def _unscored(reply: str) -> str | None:
+    """Why a rubric reply cannot be read: it scores none of the four criteria."""
+    if any(score is not None for score in parse_rubric(reply).values()):
+        return None
+    return "the reply scores none of the rubric's criteria"
+
+
 def judge_rationale(reply: str | None) -> str | None:
     """The judge's reasoning: its reply without the score lines, a `Scores:` heading or a
     leading `Reasoning:` label (None when nothing else is left)."""
@@ -104,7 +111,7 @@ class RubricJudge(Judge):
             reference=sample.reasoning or "",
             candidate=model_reasoning(prediction, source),
         )
-        raw, error = await judge_reply(model, prompt, sample.id)
+        raw, error = await judge_reply(model, prompt, sample.id, _unscored)
         return {
             "raw": raw,
             "scores": dict.fromkeys(CRITERIA) if error else parse_rubric(raw),
