@@ -68,9 +68,12 @@ class _Group(click.Group):
         except Exception as error:
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
+            from vqakit.benchmarks import BenchmarkNotFound
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
+            if isinstance(error, BenchmarkNotFound):  # a mistake in the command: exit 2
+                raise click.UsageError(str(error), ctx=None) from None
             if isinstance(error, VideoError | BenchmarkError):
                 raise click.ClickException(str(error)) from None
             raise click.ClickException(

@@ -134,7 +134,12 @@ class BatchingModel:
                 model.cache.put(key, str(model), answer)  # once: each later sweep answers it again
                 self.batcher.cached.add(key)
             return answer
-        if keep and model.cache is not None and (hit := model.cache.get(key)) is not None and passes(hit, check):
+        if (
+            keep
+            and model.cache is not None
+            and (hit := model.cache.get(key)) is not None
+            and passes(hit, check)
+        ):
             return hit
         if self.batcher.journal.in_flight(key) is None and not self.batcher.queued(self.group, key):
             if images:

@@ -10,11 +10,12 @@ import asyncio
 import importlib
 import logging
 import time
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
+from vqakit.models._events import RetryEvent, tell
 from vqakit.models._images import shrunk_size
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
@@ -200,7 +201,7 @@ class Model:
             else:
                 request = self.backend.prepare(messages, settings, sample_id)
             retry_empty = self.spec.backend not in LOCAL or not self._deterministic(settings)
-            return await self._send_with_retries(request, sending, settings, retry_empty)
+            return await self._send_with_retries(request, sending, settings, retry_empty, sample_id)
 
     def _unusable(self, completion: Completion, settings: GenerationSettings) -> CallError | None:
         """Why a reply that came back is no answer: cut at the token limit (its partial text
@@ -217,10 +218,36 @@ class Model:
         return CallError(kind, redact_secrets(message))
 
     async def _send_with_retries(
-        self, request: Any, sending: asyncio.Semaphore, settings: GenerationSettings, retry_empty: bool
+        self,
+        request: Any,
+        sending: asyncio.Semaphore,
+        settings: GenerationSettings,
+        retry_empty: bool,
+        sample_id: str | None = None,
     ) -> Completion:
         """Transient faults, and empty replies where asking again can help, are tried again with
-        backoff until the attempts or the total time run out."""
+        backoff until the attempts or the total time run out. Each retry is told to the retry
+        listeners as it begins, and the call once it has settled (`_events`)."""
+        retried: list[RetryEvent] = []
+        completion = await self._attempts(request, sending, settings, retry_empty, retried, sample_id)
+        if retried:
+            last = retried[-1]
+            tell(
+                replace(
+                    last, phase="settled", attempt=completion.attempts or last.attempt + 1, ok=completion.ok
+                )
+            )
+        return completion
+
+    async def _attempts(
+        self,
+        request: Any,
+        sending: asyncio.Semaphore,
+        settings: GenerationSettings,
+        retry_empty: bool,
+        retried: list[RetryEvent],
+        sample_id: str | None,
+    ) -> Completion:
         started = time.monotonic()
         attempt = 0
         while True:
@@ -253,6 +280,18 @@ class Model:
                     attempt,
                     wait,
                 )
+                event = RetryEvent(
+                    "begin",
+                    str(self),
+                    sample_id,
+                    attempt,
+                    self.retry.max_attempts,
+                    error.kind,
+                    redact_secrets(error.message),
+                    wait,
+                )
+                retried.append(event)
+                tell(event)
                 await asyncio.sleep(wait)
 
     async def aclose(self) -> None:

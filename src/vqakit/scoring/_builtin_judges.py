@@ -46,7 +46,11 @@ def _no_letter(choices: int) -> Callable[[str], str | None]:
         if reply.strip().upper().startswith("NONE"):
             return None
         read = extract_choice(reply, choices)
-        return None if read.choice is not None and read.rule == "bare" else "the reply is neither a letter nor NONE"
+        return (
+            None
+            if read.choice is not None and read.rule == "bare"
+            else "the reply is neither a letter nor NONE"
+        )
 
     return problem
 

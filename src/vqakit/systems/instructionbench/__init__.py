@@ -14,7 +14,7 @@ from pathlib import Path
 from vqakit.prompts import register_prompt_folder
 from vqakit.systems import System, register_system
 
-register_prompt_folder(Path(__file__).parent / "prompts")
+register_prompt_folder(Path(__file__).parent / "prompts", answer_prompts=("ib_mcq_eval",))
 
 from vqakit.systems.instructionbench import protocol  # noqa: E402
 from vqakit.systems.instructionbench.protocol import PROTOCOL  # noqa: E402

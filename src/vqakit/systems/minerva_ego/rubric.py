@@ -93,6 +93,8 @@ class RubricJudge(Judge):
     name = "rubric"
     title = "Reasoning rubric (0-2)"
     summary_label = "criterion"
+    scale = (0.0, 2.0)
+    grades = True
     legacy_option = "rubric_judge"
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
@@ -122,6 +124,11 @@ class RubricJudge(Judge):
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:
         return {"rubric": record["scores"]}
+
+    def headline(self, summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        return [
+            (f"rubric.{name}", f"rubric {name.replace('_', ' ')}", mean) for name, mean in summary.items()
+        ]
 
     def summarise(self, samples: list[Sample], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         graded = [row["rubric"] for row in rows if "rubric" in row]
