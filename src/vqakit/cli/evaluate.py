@@ -37,7 +37,8 @@ def accuracy_line(label: str, outcome: Any) -> str:
     if not parts:
         unscored = counts.get("unscored (open-ended needs a judge)", 0)
         parts.append(
-            f"nothing scored: {unscored} open-ended answer(s) need a judge (--judge open=SPEC)"
+            f"nothing scored: {unscored} open-ended answer(s) need a judge (--judge NAME=SPEC; "
+            "`vqakit systems` lists the judges)"
             if unscored
             else "nothing scored"
         )
@@ -47,6 +48,10 @@ def accuracy_line(label: str, outcome: Any) -> str:
     if errors.get("n"):
         how = "counted as wrong" if errors.get("counted_as_wrong") else "not scored"
         parts.append(f"{errors['n']} errors ({how})")
+    steps = results.get("step_failures") or {}
+    if steps:
+        listed = ", ".join(f"{step} {count}" for step, count in steps.items())
+        parts.append(f"failed method steps, answered without them: {listed}")
     if results.get("judgments_pending"):
         parts.append(f"{results['judgments_pending']} judgments pending in batches")
     counts_text = f"({outcome.finished_before} resumed, {outcome.ran} run)"

@@ -102,25 +102,55 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _check_or_write_config(folder: Path, config: dict[str, Any]) -> None:
+JUDGE_FIELDS = ("judges", "judge_args")
+
+
+def _added_judges(saved: dict[str, Any], config: dict[str, Any]) -> dict[str, Any] | None:
+    """`config` with the saved run's judges kept, when the two runs differ only in judges that
+    `config` adds (a judge already in the run keeps its model and settings); else None."""
+    if {k: v for k, v in identity(saved).items() if k not in JUDGE_FIELDS} != {
+        k: v for k, v in identity(config).items() if k not in JUDGE_FIELDS
+    }:
+        return None
+    saved_judges, saved_args = saved.get("judges") or {}, saved.get("judge_args") or {}
+    for name, spec in (config.get("judges") or {}).items():
+        if name in saved_judges and (
+            saved_judges[name] != spec or saved_args.get(name) != (config.get("judge_args") or {}).get(name)
+        ):
+            return None
+    return {
+        **config,
+        "judges": {**saved_judges, **(config.get("judges") or {})},
+        "judge_args": {**saved_args, **(config.get("judge_args") or {})},
+    }
+
+
+def _check_or_write_config(folder: Path, config: dict[str, Any]) -> dict[str, Any]:
+    """Write config.yaml, or check it against the run already in the folder, and return what the
+    run is: the same configuration, or the saved run with the judges this call adds (judges
+    grade finished predictions, so adding one does not make a new run)."""
     path = folder / CONFIG
     if path.exists():
         saved = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         if identity(saved) != identity(config):
-            diff = "\n".join(
-                difflib.unified_diff(
-                    yaml.safe_dump(identity(saved), sort_keys=True).splitlines(),
-                    yaml.safe_dump(identity(config), sort_keys=True).splitlines(),
-                    "saved config.yaml",
-                    "this run",
-                    lineterm="",
+            added = _added_judges(saved, config)
+            if added is None:
+                diff = "\n".join(
+                    difflib.unified_diff(
+                        yaml.safe_dump(identity(saved), sort_keys=True).splitlines(),
+                        yaml.safe_dump(identity(config), sort_keys=True).splitlines(),
+                        "saved config.yaml",
+                        "this run",
+                        lineterm="",
+                    )
                 )
-            )
-            raise RunConfigError(
-                f"{folder} holds a run with another configuration; pass --new-run to start a fresh one "
-                f"beside it, or choose another --out.\n{diff}"
-            )
+                raise RunConfigError(
+                    f"{folder} holds a run with another configuration; pass --new-run to start a fresh "
+                    f"one beside it, or choose another --out.\n{diff}"
+                )
+            config = added
     write_text_atomic(path, yaml.safe_dump(config, sort_keys=False))
+    return config
 
 
 # Protocol fields added after run folders were first written: saved only when not at their
@@ -189,7 +219,11 @@ def run_eval(
     }
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
-        _check_or_write_config(folder, saved)
+        effective = _check_or_write_config(folder, saved)
+        if effective is not saved:  # judges added to an existing run: grade with all of them
+            config = config.model_copy(
+                update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
+            )
         prompts = {name: prompt_hash(name) for name in prompt_names()}
         if is_file_prompt(checked.protocol.prompt):
             prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)

@@ -5,7 +5,9 @@ choices when the rules abstained) equals the gold index; an abstention counts as
 samples are correct when a judge that decides correctness says so, and unscored without one.
 A sample whose method or model call failed is an error, never a score: it is left out of every
 accuracy and counted by kind beside it (`errors_as_wrong` gives the strict number, with failed
-MCQ samples counted as wrong). MCQ accuracy and judged open-ended accuracy are reported apart,
+MCQ samples counted as wrong). A method step that failed while the sample was still answered
+(a score row's `step_failures`, e.g. the rewrite step of `rag`) is counted by step under
+`step_failures`. MCQ accuracy and judged open-ended accuracy are reported apart,
 each broken down by group on its own (`groups`, `open_ended_groups`); what the headline numbers
 and `overall` mean is in `_headline`. Judges and benchmark systems add their own per-sample
 fields and run-level metrics (`_judges`, `_hooks`).
@@ -172,6 +174,9 @@ def summarise(
         "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}),
         "open_ended_groups": _group_buckets(by_id, open_ended, breakdown, extra_groups or {}, order or {}),
     }
+    failed_steps = Counter(step for row in scores for step in row.get("step_failures") or ())
+    if failed_steps:  # a method's steps that failed without failing the sample (e.g. rag's rewrite)
+        results["step_failures"] = dict(sorted(failed_steps.items()))
     for name, judge in judges().items():
         summary = judge.summarise(samples, scores)
         if summary is not None:

@@ -94,6 +94,8 @@ def retrieval_fields(sample: Sample, prediction: Prediction, choice: int | None)
     """The diagnostics of one prediction that need no model (see the module docstring)."""
     row: dict[str, Any] = {}
     trace = prediction.retrieval or {}
+    if trace.get("step_errors"):  # steps that failed while the sample was still answered
+        row["step_failures"] = sorted(trace["step_errors"])
     if sample.gold_clips and "clips" in trace:
         row["clip_hit"] = any(clip in trace["clips"] for clip in sample.gold_clips)
     if sample.gold_passages and "passages" in trace:
