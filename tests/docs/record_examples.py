@@ -30,7 +30,9 @@ from make_example_videos import write_example_videos  # noqa: E402
 
 def write_replay(path: Path, replies: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps({"sample_id": k, "reply": v}) + "\n" for k, v in sorted(replies.items())))
+    path.write_text(
+        "".join(json.dumps({"sample_id": k, "reply": v}) + "\n" for k, v in sorted(replies.items()))
+    )
     print(f"{path.relative_to(ROOT)}: {len(replies)} replies")
 
 
@@ -52,7 +54,9 @@ def instructionbench(work: Path) -> None:
     writer, checkers = ib.scripted_models(names)
     config = InstructionBenchBuildConfig(label_map=example / "label_foodtype.csv", seed=0)
     annotations = [example / path.name for path in ib.ANNOTATIONS]
-    outcome = build_instructionbench(annotations, videos, work / "ib-bench", llm=writer, checkers=checkers, config=config)
+    outcome = build_instructionbench(
+        annotations, videos, work / "ib-bench", llm=writer, checkers=checkers, config=config
+    )
     write_replay(example / "replies/writer.jsonl", writer.recorded)
     for number, checker in enumerate(checkers, start=1):
         write_replay(example / f"replies/checker-{number}.jsonl", checker.recorded)
@@ -80,14 +84,17 @@ def egofact(work: Path) -> None:
     example.mkdir(parents=True, exist_ok=True)
     (example / "events.jsonl").write_text(
         "".join(
-            json.dumps({"video": e[0], "time_s": e[1], "text": e[2], **({"kind": e[3]} if len(e) > 3 else {})})
+            json.dumps(
+                {"video": e[0], "time_s": e[1], "text": e[2], **({"kind": e[3]} if len(e) > 3 else {})}
+            )
             + "\n"
             for e in ef.EVENTS
         )
     )
     (example / "passages.jsonl").write_text(
         "".join(
-            json.dumps({"id": f"howto-{k}", "title": t, "text": x, "source": "written for the example"}) + "\n"
+            json.dumps({"id": f"howto-{k}", "title": t, "text": x, "source": "written for the example"})
+            + "\n"
             for k, (t, x) in ef.PASSAGES.items()
         )
     )
@@ -109,8 +116,8 @@ def movierecapsqa(work: Path) -> None:
 
     from vqakit.benchmarks import load_benchmark
     from vqakit.models import Completion
-    from vqakit.runs import JudgmentLog, PredictionLog
     from vqakit.runner import EvalConfig, run_eval, run_judges
+    from vqakit.runs import JudgmentLog, PredictionLog
     from vqakit.systems.movierecapsqa.builder import build_movierecapsqa, read_manifest
     from vqakit.systems.movierecapsqa.importer import import_movierecapsqa
     from vqakit.systems.movierecapsqa.labeling import label_benchmark
@@ -137,7 +144,9 @@ def movierecapsqa(work: Path) -> None:
 
     # answers (the same ones go into the official responses file of step 5) and the claim judges
     responses = [json.loads(line) for line in (example / "responses.jsonl").read_text().splitlines()]
-    answers = {f"{r['video_id']}.{r['segment_id']}.{r['question_id']}": r["model_response"] for r in responses}
+    answers = {
+        f"{r['video_id']}.{r['segment_id']}.{r['question_id']}": r["model_response"] for r in responses
+    }
     write_replay(example / "replies/answers.jsonl", answers)
     server = claim_loopback.LoopbackJudges()
 
@@ -160,7 +169,9 @@ def movierecapsqa(work: Path) -> None:
             pass
 
     run = run_eval(
-        EvalConfig(bench=str(bench), method="movierecaps", model=f"replay:{example / 'replies/answers.jsonl'}"),
+        EvalConfig(
+            bench=str(bench), method="movierecaps", model=f"replay:{example / 'replies/answers.jsonl'}"
+        ),
         work / "mr-run",
     )
     predictions = PredictionLog(run.folder / "predictions.jsonl").finished
