@@ -64,6 +64,15 @@ class Pane:
     def type(self, text: str) -> None:
         subprocess.run(["tmux", "-L", self.socket, "send-keys", "-t", "0", text, "Enter"], check=True)
 
+    def wait_for_prompt(self, timeout_s: float = 30) -> None:
+        """Until the shell has started and shows its prompt (keys typed before would echo early)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if any(line.strip() == "$" for line in self.screen()):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"no shell prompt: {self.screen()}")
+
     def screen(self) -> list[str]:
         return self.tmux("capture-pane -p -J -t 0").rstrip("\n").split("\n")
 
@@ -88,7 +97,7 @@ def test_the_first_command_leaves_clean_lines_on_a_terminal(tmp_path: Path):
     }
     pane = Pane(tmp_path, env)
     try:
-        pane.type("clear")
+        pane.wait_for_prompt()
         pane.type("vqakit eval sample; echo exit=$?")
         during: list[list[str]] = []
         deadline = time.monotonic() + 240
