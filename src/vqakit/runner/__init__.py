@@ -9,7 +9,6 @@ from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
 from vqakit.runner._run import (
-    RunConfigError,
     RunInterrupted,
     RunOutcome,
     RunProgress,
@@ -17,6 +16,7 @@ from vqakit.runner._run import (
     run_eval,
     write_scores,
 )
+from vqakit.runner._saved import RunConfigError
 from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
 
