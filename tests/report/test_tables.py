@@ -27,8 +27,9 @@ def test_runs_lists_every_run_folder(runs: Path):
     result = CliRunner().invoke(main, ["runs", str(runs)])
     assert result.exit_code == 0
     lines = result.output.splitlines()
-    assert lines[0].startswith("run") and len(lines) == 3
-    assert any("sample-random" in line and "random" in line and "36" in line for line in lines)
+    assert lines[0].split() == ["updated", "method", "model", "frames", "errors", "headline", "(n)", "run"]
+    assert len(lines) == 3
+    assert any(line.endswith(str(runs / "sample-random")) and "MCQ 33.3% (36)" in line for line in lines)
     assert "no run folders" in CliRunner().invoke(main, ["runs", str(runs / "nested" / "seed1" / "x")]).output
 
 
@@ -41,12 +42,14 @@ def test_export_writes_one_table(runs: Path, fmt: str, tmp_path: Path):
     text = out.read_text()
     if fmt == "csv":
         rows = list(csv.DictReader(io.StringIO(text)))
-        overall = [r for r in rows if r["group"] == "overall"]
-        assert len(overall) == 2 and {r["method"] for r in rows} == {"random"}
+        mcq = [r for r in rows if r["measure"] == "MCQ accuracy" and not r["group"]]
+        overall = [r for r in rows if r["measure"] == "overall accuracy"]
+        assert len(mcq) == 2 and {r["method"] for r in rows} == {"random"}
+        assert [r["value"] for r in overall] == [r["value"] for r in mcq]  # one kind: overall is MCQ
         assert any(r["group"] == "category" and r["key"] == "object" for r in rows)
-        assert 0 <= float(overall[0]["accuracy"]) <= 1
+        assert 0 <= float(mcq[0]["value"]) <= 1
     elif fmt == "markdown":
-        assert text.startswith("| run | method |") and "| overall |" in text
+        assert text.startswith("| run | method | model | measure |") and "| MCQ accuracy |" in text
     else:
         assert text.startswith("\\begin{tabular}") and "\\end{tabular}" in text and "ci95\\_low" in text
 

@@ -78,7 +78,8 @@ def test_the_command_says_what_failed_and_exits_non_zero(tmp_path: Path):
             main, ["eval", "sample", "--model", spec(server), "--limit", "3", "--out", str(tmp_path / "run")]
         )
     assert result.exit_code == 1
-    assert "1 errors (not scored)" in result.output and "on 2 MCQ samples" in result.output
+    assert "1 errors (not scored)" in result.output and "MCQ accuracy " in result.output
+    assert "on 2 samples" in result.output
     assert (
         "1 sample(s) ended in an error (bad_request 1); rerun the same command to retry them" in result.output
     )

@@ -96,11 +96,14 @@ def test_judge_and_extractor_fill_in_scores(tmp_path):
     assert [row["status"] for row in re_read] == ["answered", "abstained", "answered", "abstained"]
     assert re_read[0]["extracted_by"] == "model extractor"
     n_judged = sum(1 for row in judged if row["correct"] is not None)
-    assert outcome.results["overall"]["n"] == len(mcq) + n_judged
+    assert outcome.results["open_ended"]["n"] == n_judged and outcome.results["mcq"]["n"] == len(mcq)
+    assert outcome.results["overall"] is None  # both kinds scored: no pooled number
     lines = (tmp_path / "run/judgments.jsonl").read_text().splitlines()
     assert len(lines) == len(open_ended) + 4
-    again = run_eval(config, tmp_path / "run")  # resumes: nothing is judged twice
-    assert len((tmp_path / "run/judgments.jsonl").read_text().splitlines()) == len(lines)
+    unreadable = [json.loads(line) for line in lines if json.loads(line)["raw"] == "unclear"]
+    assert unreadable and all(r["error"].startswith("invalid_output") for r in unreadable)
+    again = run_eval(config, tmp_path / "run")  # resumes: only the unreadable verdicts are asked again
+    assert len((tmp_path / "run/judgments.jsonl").read_text().splitlines()) == len(lines) + len(unreadable)
     for results in (again.results, outcome.results):
         results["usage"].pop("wall_s")  # the wall time of each call is its own
     assert again.results == outcome.results

@@ -23,7 +23,8 @@ def test_reads_every_file(run):
     assert folder.config["method"] == "random" and folder.config["method_args"] == {}
     assert set(folder.predictions()) == set(folder.scores()) and len(folder.predictions()) == 6
     assert folder.results["overall"]["n"] == len([r for r in folder.score_rows() if r["correct"] is not None])
-    assert folder.manifest["shown"].startswith("frames ") and folder.judgments() == {}
+    assert "no video" in folder.manifest["shown"] and folder.judgments() == {}
+    assert folder.manifest["frames_sent"] is None  # a baseline sends no frames
 
 
 def test_reading_leaves_a_cut_line_alone_and_the_writer_repairs_it(run, tmp_path):

@@ -133,7 +133,8 @@ def test_shipped_sample_is_valid():
 
 
 def test_missing_folder_and_files(tmp_path):
-    assert run_validate(tmp_path / "nothing").returncode == 1
+    missing = run_validate(tmp_path / "nothing")  # a mistake in the command: exit 2, said plainly
+    assert missing.returncode == 2 and "no such benchmark folder" in missing.stderr
     result = run_validate(tmp_path)
     assert result.returncode == 1
     assert "benchmark.yaml:0: -: file not found" in result.stdout

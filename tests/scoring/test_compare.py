@@ -49,7 +49,8 @@ def test_compare_two_runs_on_the_sample(tmp_path):
         text=True,
         check=True,
     )
-    assert "McNemar p" in table.stdout and "overall" in table.stdout
+    assert "McNemar p" in table.stdout and "MCQ accuracy" in table.stdout
+    assert comparison["mcq"] == overall and comparison["open_ended"] is None  # one kind: overall is it
     # random choices on two-hop samples: the statement diagnostic, pooled and per registered group
     by_group = comparison["diagnostics_by_group"]
     assert set(by_group) == {"hop_grounding"}  # metadata groups (category, skills) break down accuracy only

@@ -63,7 +63,7 @@ def run(bench: Path) -> Path:
         cwd=bench,
     )
     assert result.returncode == 0, result.stderr
-    assert "toy-pick: accuracy 25.0%" in result.stdout
+    assert "toy-pick: MCQ accuracy 25.0%" in result.stdout
     return bench / "run"
 
 

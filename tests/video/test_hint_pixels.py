@@ -18,7 +18,7 @@ from vqakit.schema import Timestamps, TrackPoint
 from vqakit.systems.minerva_ego.hints import HintOptions, detected_parts, hinted_parts
 from vqakit.video import Resize, sample_frames
 
-WIDTH = 3  # mark line width at 448 px short side
+WIDTH = 3  # mark line width at 448 px short side (the 270-px clips are enlarged to it: `upscale`)
 SLACK = 3  # pixels: H.264 edges, bicubic resizing and the sample's inclusive box ends
 
 # what each object looks like in the decoded clips: RGB thresholds halfway between its colour
@@ -54,7 +54,7 @@ def sample_of(bench, sample_id, **tracks):
 
 def run_hints(bench, sample, style, frames, *, gap=10.0, model=None, root=None):
     """Parts as the hints method sends them: (images, text lines, times)."""
-    protocol = bench.card.protocol.model_copy(update={"frames": frames, "short_side": 448})
+    protocol = bench.card.protocol.model_copy(update={"frames": frames, "short_side": 448, "upscale": True})
     options = HintOptions(style=style, max_gap_s=gap)
     context = MethodContext(root=root or bench.root, protocol=protocol, model=model, options=options)
     parts, times = hinted_parts(sample, context)
@@ -65,7 +65,9 @@ def run_hints(bench, sample, style, frames, *, gap=10.0, model=None, root=None):
 
 def plain(bench, sample, times, size=None):
     """The same frames without marks, at the size the hints method sent them."""
-    frames = sample_frames(bench.root / sample.videos[0].path, Timestamps(tuple(times)), resize=Resize(448))
+    frames = sample_frames(
+        bench.root / sample.videos[0].path, Timestamps(tuple(times)), resize=Resize(448, upscale=True)
+    )
     images = [f.image for f in frames]
     if size is not None and size != (images[0].shape[1], images[0].shape[0]):
         images = [np.asarray(PILImage.fromarray(i).resize(size, PILImage.Resampling.BICUBIC)) for i in images]
@@ -253,7 +255,9 @@ def test_detector_path_gets_every_style(bench, style):
     """Samples without tracks: the detector's boxes (pixels of the frame the model receives)
     are drawn and written like track boxes; `contour` without masks draws the box."""
     sample = next(s for s in bench.samples if s.id == "wb-disappears-after")  # the square leaves at 9 s
-    protocol = bench.card.protocol.model_copy(update={"frames": "uniform:4", "short_side": 448})
+    protocol = bench.card.protocol.model_copy(
+        update={"frames": "uniform:4", "short_side": 448, "upscale": True}
+    )
     detector = ColourDetector()
     context = MethodContext(
         root=bench.root, protocol=protocol, options=HintOptions(style=style), shared={"detector": detector}

@@ -2,11 +2,47 @@
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 from pathlib import Path
 
 _BUILT_IN = Path(__file__).parent
 
 BUILT_IN_NAMES = ("sample",)
+CARD = "benchmark.yaml"
+
+
+class BenchmarkNotFound(LookupError):
+    """BENCH names neither a folder nor a shipped benchmark: a mistake in the command (the
+    command line exits 2), said with the closest names there are."""
+
+
+def _nearby(path: Path) -> list[str]:
+    """Shipped names, and the benchmark folders beside where `path` points (as written)."""
+    found = list(BUILT_IN_NAMES)
+    parent = path.parent
+    with contextlib.suppress(OSError):  # an unreadable parent offers nothing
+        found += [
+            str(parent / child.name) if str(parent) != "." else child.name
+            for child in sorted(parent.iterdir())
+            if child.is_dir() and (child / CARD).is_file()
+        ]
+    return found
+
+
+def require_benchmark(name_or_path: str | Path) -> Path:
+    """`resolve_benchmark`, raising `BenchmarkNotFound` (with a "did you mean") when there is no
+    such folder and no shipped benchmark of that name."""
+    root = resolve_benchmark(name_or_path)
+    if root.is_dir():
+        return root
+    text = str(name_or_path)
+    close = difflib.get_close_matches(text, _nearby(Path(text)), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise BenchmarkNotFound(
+        f"{text}: no such benchmark folder, and no shipped benchmark of that name "
+        f"(shipped: {', '.join(BUILT_IN_NAMES)}){hint}"
+    )
 
 
 def resolve_benchmark(name_or_path: str | Path) -> Path:

@@ -167,7 +167,12 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
     return lines
 
 
-def default_stats_path(stats: dict[str, Any]) -> Path:
-    from vqakit.files import slug
+def default_stats_path(name_or_path: str | Path) -> Path | None:
+    """Where `vqakit stats` writes its JSON without `--out`: `stats.json` inside a benchmark
+    folder you gave, None for a shipped benchmark (it lives inside the installed package; the
+    JSON goes to stdout then)."""
+    from vqakit.benchmarks._registry import BUILT_IN_NAMES, resolve_benchmark
 
-    return Path(f"{slug(stats['benchmark'], empty='benchmark')}-stats.json")
+    if str(name_or_path) in BUILT_IN_NAMES and not Path(name_or_path).is_dir():
+        return None
+    return resolve_benchmark(name_or_path) / "stats.json"

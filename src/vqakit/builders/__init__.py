@@ -3,7 +3,8 @@
 - `BuildJournal` + `ModelSteps`: structured model steps, journaled in `calls.jsonl` so that a
   rerun reuses every step it completed before (same step, item and exact request).
 - `StageLog` + `write_stage_report`: per-stage in/out counts, a drop log with reasons
-  (`drops.jsonl`) and the stage report (`stages.json`, `report.md`).
+  (`drops.jsonl`) and the stage report (`stages.json`, `report.md`); `nothing_built(log)` is the
+  error of a build that kept nothing, pointing at them.
 - `balance_letters`, `letter_spread`, `seeded_random`: gold letters spread evenly, reproducibly.
 - `blind_check`, `check_mcq`: ask a model a multiple-choice question (text only, or with
   evidence) and compare its pick with the expected option. Default prompts: `builder_blind_check`,
@@ -17,7 +18,15 @@ from vqakit.builders._checks import BLIND_PROMPT, CHECK_PROMPT, MCQCheck, blind_
 from vqakit.builders._inputs import VIDEO_SUFFIXES, InputError, list_videos, read_records
 from vqakit.builders._journal import BuildJournal
 from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
-from vqakit.builders._stages import DropLog, Stage, StageLog, stage_report, write_stage_report
+from vqakit.builders._stages import (
+    DropLog,
+    NothingBuilt,
+    Stage,
+    StageLog,
+    nothing_built,
+    stage_report,
+    write_stage_report,
+)
 from vqakit.builders._steps import ModelSteps, StepResult
 from vqakit.builders._writer import prepare_media, write_benchmark_folder
 
@@ -30,6 +39,7 @@ __all__ = [
     "InputError",
     "MCQCheck",
     "ModelSteps",
+    "NothingBuilt",
     "OptionPool",
     "PlacedOptions",
     "Stage",
@@ -40,6 +50,7 @@ __all__ = [
     "check_mcq",
     "letter_spread",
     "list_videos",
+    "nothing_built",
     "prepare_media",
     "read_records",
     "seeded_random",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vqakit.builders._inputs import InputError
 from vqakit.files import append_synced, write_text_atomic
 
 DROPS = "drops.jsonl"
@@ -106,3 +107,26 @@ def write_stage_report(folder: Path, title: str, log: StageLog, reused: int) -> 
     stages = {"stages": [s.as_dict() for s in log.stages], "notes": log.notes}
     write_text_atomic(folder / "stages.json", json.dumps(stages, indent=1) + "\n")
     write_text_atomic(folder / "report.md", stage_report(title, log.stages, log.notes, reused))
+
+
+class NothingBuilt(InputError):
+    """A build (or labelling) ended with nothing to write: every item was dropped. The message
+    says where the reasons are (`drops.jsonl`, `report.md`) and sums them up by stage."""
+
+
+def nothing_built(log: StageLog, what: str = "question") -> NothingBuilt:
+    """The error of a build that kept no `what`: its drops by stage and reason (the first items
+    of each), and the files that list them all."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for record in log.drops.records:
+        groups.setdefault((record["stage"], record["reason"].split(":")[0]), []).append(record["item"])
+    summary = "; ".join(
+        f"{stage}: {reason} x{len(items)} ({', '.join(items[:3])}{', ...' if len(items) > 3 else ''})"
+        for (stage, reason), items in groups.items()
+    )
+    folder = log.drops.path.parent
+    return NothingBuilt(
+        f"nothing was built: no {what} survived ({summary or 'no input item'}). Every drop and its "
+        f"reason: {log.drops.path}; counts per stage: {folder / 'report.md'}"
+    )
+

@@ -96,10 +96,13 @@ class _Group(_Verbs):
         except Exception as error:
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
+            from vqakit.benchmarks import BenchmarkNotFound
             from vqakit.files import InputError, one_line
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
+            if isinstance(error, BenchmarkNotFound):  # a mistake in the command: exit 2
+                raise click.UsageError(str(error), ctx=None) from None
             if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None
             command = ctx.meta.get(_COMMAND, "vqakit")

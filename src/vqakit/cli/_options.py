@@ -36,6 +36,7 @@ def concurrency_option(command: Callable) -> Callable:
 
 
 PENDING_EXIT = 75  # EX_TEMPFAIL: judgments wait on provider batches; the same command collects them
+INTERRUPTED_EXIT = 130  # stopped by Ctrl-C (128 + SIGINT), as shells report it
 
 
 def judge_batch_options(command: Callable) -> Callable:

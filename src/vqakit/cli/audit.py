@@ -38,7 +38,9 @@ def audit(bench: str, models: str, agree: int | None, out: Path | None, concurre
             agree,
             out,
             concurrency,
-            on_progress=lambda spec, done, total, errors: update(done, total, errors, spec),
+            on_progress=lambda spec, seen: update(
+                seen.done, seen.total, seen.errors, spec, seen.not_applicable
+            ),
         )
     options = report["options"]
     click.echo(

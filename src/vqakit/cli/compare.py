@@ -13,14 +13,17 @@ import click
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
-    """Paired comparison of two runs over the same benchmark, overall and per group.
+    """Paired comparison of two runs over the same benchmark, per kind of sample and per group.
 
-    Prints accuracy of A and B, the difference B - A with a 95% paired bootstrap interval,
-    and the exact McNemar p-value on the samples where exactly one run was right; then the
+    Prints MCQ accuracy and open-ended accuracy (each apart, as `vqakit eval` defines them) of A
+    and B, the difference B - A with a 95% paired bootstrap interval, and the exact McNemar
+    p-value on the samples where exactly one run was right; the judge scores of both (means,
+    not paired); then the
     rates of the diagnostics the benchmark's system registers (e.g. gold clip retrieved) in A
     and B, pooled and per key of the groups it registers (e.g. question family).
     """
     from vqakit.runner import compare_run_folders
+    from vqakit.scoring import number_text
 
     try:
         result = compare_run_folders(run_a, run_b)
@@ -31,11 +34,20 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
         return
     click.echo(f"A = {run_a}\nB = {run_b}")
     click.echo(f"{'group':<34}{'n':>5}{'A':>8}{'B':>8}{'B-A':>8}{'95% CI':>18}{'McNemar p':>11}")
-    rows = [("overall", result["overall"])] + [
-        (f"{group}: {key}", summary)
-        for group, buckets in result["groups"].items()
-        for key, summary in buckets.items()
-    ]
+    rows = []
+    for kind, label, groups in (
+        ("mcq", "MCQ accuracy", "groups"),
+        ("open_ended", "open-ended accuracy", "open_ended_groups"),
+    ):
+        if result.get(kind) is None:
+            continue
+        suffix = "" if result.get("overall") is not None else f" ({'MCQ' if kind == 'mcq' else 'open-ended'})"
+        rows.append((label, result[kind]))
+        rows += [
+            (f"{group}: {key}{suffix}", summary)
+            for group, buckets in result[groups].items()
+            for key, summary in buckets.items()
+        ]
     for label, row in rows:
         low, high = row["ci95"]
         click.echo(
@@ -43,6 +55,10 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
             f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
             f"{row['mcnemar_p']:>11.3f}"
         )
+    for entry in result.get("scores", {}).values():
+        a, b = entry["a"], entry["b"]
+        cells = ["n/a" if side is None else f"{number_text(side)} (n={side['n']})" for side in (a, b)]
+        click.echo(f"{entry['label'][:33]:<34}{'':>5}{cells[0]:>14}{cells[1]:>14}  (means, not paired)")
     for row in result["diagnostics"].values():
         _diagnostic_line(row["label"], row)
     for group, buckets in result.get("diagnostics_by_group", {}).items():

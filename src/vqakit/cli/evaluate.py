@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from vqakit.cli._options import (
+    INTERRUPTED_EXIT,
     PENDING_EXIT,
     concurrency_option,
     judge_batch_options,
@@ -19,34 +20,42 @@ from vqakit.cli._options import (
 from vqakit.cli._progress import progress
 
 
-def _percent(summary: dict[str, Any]) -> str:
-    low, high = summary["ci95"]
-    return f"{100 * summary['accuracy']:.1f}% [95% CI {100 * low:.1f}-{100 * high:.1f}]"
-
-
 def accuracy_line(label: str, outcome: Any) -> str:
-    """`label: accuracy 61.1% [95% CI 44.4-77.8] on 36 MCQ samples; ... (0 resumed, 46 run) -> folder`:
-    MCQ accuracy, judged open-ended accuracy apart, errors beside them."""
+    """`label: MCQ accuracy 61.1% [95% CI 44.4-77.8] on 36 samples; ... (0 resumed, 46 run) -> folder`:
+    the run's headline numbers (`vqakit.scoring.headline`), errors and not-applicable samples
+    beside them."""
+    from vqakit.scoring import headline_of, headline_text
+
     results = outcome.results
-    mcq = results.get("mcq", results["overall"])
-    parts = [
-        f"accuracy {_percent(mcq)} on {mcq['n']} MCQ samples"
-        if mcq["accuracy"] is not None
-        else "accuracy n/a"
-    ]
-    if results.get("chance") is not None and label == "random":
-        parts[0] += f" (chance {100 * results['chance']:.1f}%)"
-    open_ended = results.get("open_ended") or {}
-    if open_ended.get("n"):
-        parts.append(f"open-ended {_percent(open_ended)} on {open_ended['n']} judged")
+    parts = []
+    for entry in headline_of(results):
+        text = headline_text(entry)
+        if entry["key"] == "mcq" and results.get("chance") is not None and label == "random":
+            text += f" (chance {100 * results['chance']:.1f}%)"
+        parts.append(text)
+    counts = results.get("counts") or {}
+    if not parts:
+        unscored = counts.get("unscored (open-ended needs a judge)", 0)
+        parts.append(
+            f"nothing scored: {unscored} open-ended answer(s) need a judge (--judge NAME=SPEC; "
+            "`vqakit systems` lists the judges)"
+            if unscored
+            else "nothing scored"
+        )
+    if counts.get("not applicable"):
+        parts.append(f"{counts['not applicable']} not applicable")
     errors = results.get("errors") or {}
     if errors.get("n"):
         how = "counted as wrong" if errors.get("counted_as_wrong") else "not scored"
         parts.append(f"{errors['n']} errors ({how})")
+    steps = results.get("step_failures") or {}
+    if steps:
+        listed = ", ".join(f"{step} {count}" for step, count in steps.items())
+        parts.append(f"failed method steps, answered without them: {listed}")
     if results.get("judgments_pending"):
         parts.append(f"{results['judgments_pending']} judgments pending in batches")
-    counts = f"({outcome.finished_before} resumed, {outcome.ran} run)"
-    return f"{label}: {'; '.join(parts)} {counts} -> {outcome.folder}"
+    counts_text = f"({outcome.finished_before} resumed, {outcome.ran} run)"
+    return f"{label}: {'; '.join(parts)} {counts_text} -> {outcome.folder}"
 
 
 def error_summary(outcomes: list[Any]) -> str | None:
@@ -82,7 +91,12 @@ def error_summary(outcomes: list[Any]) -> str | None:
     "random, text-similarity (`vqakit methods` lists all).",
 )
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
-@click.option("--short-side", type=int, help="Resize frames so the short side has PX pixels.")
+@click.option(
+    "--short-side",
+    type=int,
+    help="Shrink frames so the short side has at most PX pixels (smaller frames are not enlarged).",
+)
+@click.option("--upscale", is_flag=True, help="With --short-side: also enlarge smaller frames to PX.")
 @click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
 @click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
@@ -145,7 +159,7 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
-    from vqakit.runner import RunConfigError, RunLockedError, RunSetupError, evaluate
+    from vqakit.runner import RunConfigError, RunInterrupted, RunLockedError, RunSetupError, evaluate
 
     batches = judge_batch_settings(arguments)
     settings = {
@@ -154,21 +168,32 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
         "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
         **batches,
     }
-    with progress() as update:
+    with progress() as display:
+
+        def done(config: Any, outcome: Any) -> None:
+            display.close()  # the bar goes before the summary line is printed
+            click.echo(accuracy_line(config.method, outcome))
+
         try:
             outcomes = evaluate(
                 settings,
                 out,
                 new_run=new_run,
                 on_notes=lambda notes: [click.echo(note) for note in notes],
-                on_start=lambda config, folder: update(0, None, 0, config.method),
-                on_progress=update,
-                on_done=lambda config, outcome: click.echo(accuracy_line(config.method, outcome)),
+                on_start=lambda config, folder: display(0, None, 0, config.method),
+                on_progress=lambda seen: display(
+                    seen.done, seen.total, seen.errors, None, seen.not_applicable
+                ),
+                on_done=done,
             )
         except (MethodSetupError, RunSetupError, MissingExtra) as error:
             raise click.UsageError(str(error)) from None
         except (RunConfigError, RunLockedError, ValueError) as error:
             raise click.ClickException(str(error)) from None
+        except RunInterrupted as stopped:
+            display.close()
+            click.echo(str(stopped), err=True)
+            sys.exit(INTERRUPTED_EXIT)
     summary = error_summary(outcomes)
     if summary:
         click.echo(summary, err=True)

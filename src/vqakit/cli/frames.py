@@ -31,9 +31,12 @@ def frame_spec(
         if start is not None or end is not None:
             raise click.UsageError("--start/--end do not apply to --at")
         try:
-            return Timestamps(tuple(float(part) for part in at.split(",") if part.strip()))
+            times = tuple(float(part) for part in at.split(",") if part.strip())
         except ValueError:
             raise click.UsageError(f"--at takes seconds separated by commas, got {at!r}") from None
+        if not times:
+            raise click.UsageError("--at needs at least one time")
+        return Timestamps(times)
     try:
         if uniform is not None:
             return Uniform(uniform, start, end)
@@ -44,13 +47,18 @@ def frame_spec(
 
 @click.command()
 @click.argument("video")
-@click.option("--uniform", type=int, help="N frames at the centres of N equal slices.")
+@click.option("--uniform", type=click.IntRange(min=1), help="N frames at the centres of N equal slices.")
 @click.option("--fps", type=float, help="F frames per second.")
-@click.option("--max", "max_frames", type=int, help="With --fps: at most N frames (uniform if more).")
+@click.option(
+    "--max", "max_frames", type=click.IntRange(min=1), help="With --fps: at most N frames (uniform if more)."
+)
 @click.option("--at", help="Explicit times in seconds: 1.5,3,12.25")
 @click.option("--start", type=float, help="Window start (seconds).")
 @click.option("--end", type=float, help="Window end (seconds).")
-@click.option("--short-side", type=int, help="Resize so the short side has PX pixels.")
+@click.option(
+    "--short-side", type=int, help="Shrink so the short side has at most PX pixels (never enlarges)."
+)
+@click.option("--upscale", is_flag=True, help="With --short-side: also enlarge smaller frames to PX.")
 @click.option("--max-pixels", type=int, help="Shrink so width x height is at most this.")
 @click.option("--keyframes", is_flag=True, help="Fast inexact mode: the keyframe at or before each time.")
 @click.option("--format", "image_format", type=click.Choice(["jpg", "png"]), default="jpg", show_default=True)
@@ -58,6 +66,7 @@ def frame_spec(
 def frames(
     video: str,
     short_side: int | None,
+    upscale: bool,
     max_pixels: int | None,
     keyframes: bool,
     image_format: str,
@@ -74,10 +83,12 @@ def frames(
     from vqakit.video import Resize, write_frames
 
     spec = frame_spec(**spec_options)
-    resize = Resize(short_side, max_pixels) if short_side or max_pixels else None
+    resize = Resize(short_side, max_pixels, upscale) if short_side or max_pixels else None
     listing = write_frames(
         resolve_media(video), spec, out, resize=resize, exact=not keyframes, image_format=image_format
     )
+    if not listing:
+        raise click.ClickException(f"no frame of {video} falls in the window asked for; nothing written")
     click.echo(f"wrote {len(listing)} frames to {out}")
 
 

@@ -71,3 +71,8 @@ def movierecapsqa(
         f"{len(outcome.unlabelled)} unlabelled; {outcome.reused_calls} model steps reused) "
         f"-> {outcome.labels_file}"
     )
+    if outcome.unlabelled:  # a step that produced nothing is a failure, never a quiet "labelled 0"
+        raise click.ClickException(
+            f"{len(outcome.unlabelled)} question(s) got no labels; the reasons are above and in "
+            f"{outcome.drops_file}; rerun the same command to retry them (finished steps are reused)"
+        )

@@ -44,7 +44,11 @@ def systems() -> None:
     from vqakit.systems import systems as registered
 
     for name, system in sorted(registered().items()):
-        click.echo(f"{name}: {system.title}\n    reference: {system.reference}")
+        click.echo(f"{name}: {system.title}\n    paper: {system.reference}")
+        if system.link:
+            click.echo(f"    link: {system.link}")
+        if system.notes:
+            click.echo(f"    protocol notes: {system.notes} (in the vqakit repository)")
         for label, items in (
             ("methods", system.methods),
             ("judges", system.judges),

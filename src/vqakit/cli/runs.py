@@ -10,22 +10,36 @@ import click
 @click.command()
 @click.argument("folder", required=False, default="runs", type=click.Path(file_okay=False, path_type=Path))
 def runs(folder: Path) -> None:
-    """List the run folders under FOLDER (default runs/), newest first, with their headline numbers."""
+    """List the run folders under FOLDER (default runs/), newest first: when, method, model,
+    frames sent, errors, the headline numbers (MCQ and open-ended accuracy, judge scores: see
+    `vqakit eval`) and the folder."""
     from vqakit.runs import list_runs
+    from vqakit.scoring import headline_of, headline_short
 
     found = list_runs(folder)
     if not found:
         click.echo(f"no run folders under {folder}")
         return
-    click.echo(f"{'run':<46}{'method':<16}{'MCQ':>8}{'n':>6}{'open':>8}{'n':>5}{'errors':>8}  updated")
-    for run in found:
-        mcq = "n/a" if run.accuracy is None else f"{100 * run.accuracy:.1f}%"
-        open_ended = "-" if run.open_ended_accuracy is None else f"{100 * run.open_ended_accuracy:.1f}%"
-        name = str(run.folder)
-        click.echo(
-            f"{name[-45:]:<46}{run.method[:15]:<16}{mcq:>8}{run.n:>6}{open_ended:>8}{run.open_ended_n:>5}"
-            f"{run.errors:>8}  {run.updated:%Y-%m-%d %H:%M}"
-        )
+    rows = [
+        [
+            f"{run.updated:%Y-%m-%d %H:%M}",
+            run.method,
+            run.model or "-",
+            run.frames or "-",
+            str(run.errors),
+            " · ".join(headline_short(entry) for entry in headline_of(run.results)) or "n/a",
+            str(run.folder),
+        ]
+        for run in found
+    ]
+    header = ["updated", "method", "model", "frames", "errors", "headline (n)", "run"]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [
+            cell.rjust(width) if i == 4 else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row[:-1], widths, strict=True))
+        ]
+        click.echo("  ".join(cells) + "  " + row[-1])
 
 
 @click.command()
@@ -39,8 +53,9 @@ def runs(folder: Path) -> None:
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
 )
 def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
-    """Write the results of run FOLDERS as one table: a row per run and result (overall, MCQ,
-    open-ended, each group key) with n, accuracy, its 95% interval and the run's errors."""
+    """Write the results of run FOLDERS as one table: a row per run and number (the headline
+    numbers, overall where defined, each group key of each accuracy), named in `measure`, with
+    n, the value, its 95% interval and the run's errors."""
     from vqakit.report import format_rows, result_rows
     from vqakit.runs import RunFolderError
 
@@ -84,8 +99,6 @@ def table(folders: tuple[Path, ...], group: str, fmt: str, columns: str | None, 
         names, rows = comparison_rows(list(folders), group, first=first)
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    if len(names) == 2:
-        raise click.ClickException(f"none of the runs breaks its results down by {group!r}")
     text = format_table(names, rows, fmt)
     if out is None:
         click.echo(text, nl=False)

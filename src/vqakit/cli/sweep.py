@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from vqakit.cli._options import concurrency_option, method_options, settings_from
+from vqakit.cli._options import INTERRUPTED_EXIT, concurrency_option, method_options, settings_from
 from vqakit.cli._progress import progress
 
 
@@ -19,6 +20,7 @@ from vqakit.cli._progress import progress
     "--frames", "frames_values", help="Frame specs to sweep: KIND:V1,V2,... e.g. uniform:0,1,8,16,64."
 )
 @click.option("--short-side", "short_side_values", help="Short sides to sweep: 224,448,...")
+@click.option("--upscale", is_flag=True, help="Enlarge frames smaller than the short side (not by default).")
 @click.option("--prompt", "prompt_values", help="Prompt templates to sweep: mcq,mcq_reasoning")
 @click.option(
     "--windows", "window_values", help="rag+localize / rag+split window lengths to sweep: 1,3,5,10,15,30"
@@ -54,11 +56,13 @@ def sweep(
     from vqakit.methods import MethodSetupError
     from vqakit.runner import (
         RunConfigError,
+        RunInterrupted,
         RunSetupError,
         default_run_folder,
         expand_values,
         make_config,
         run_sweep,
+        swept_accuracy,
     )
 
     swept = {
@@ -94,21 +98,28 @@ def sweep(
                 parameter,
                 values,
                 folder,
-                on_progress=lambda value, done, total, errors: update(done, total, errors, value),
+                on_progress=lambda value, seen: update(
+                    seen.done, seen.total, seen.errors, value, seen.not_applicable
+                ),
             )
     except (MethodSetupError, RunSetupError) as error:
         raise click.UsageError(str(error)) from None
     except (RunConfigError, ValueError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"{parameter:<20}{'n':>5}{'accuracy':>10}{'95% CI':>16}")
+    except RunInterrupted as stopped:
+        click.echo(str(stopped), err=True)
+        sys.exit(INTERRUPTED_EXIT)
+    measures = {swept_accuracy(outcome.results)[0] for _, outcome in outcomes}
+    heading = measures.pop() if len(measures) == 1 else "accuracy"
+    click.echo(f"{parameter:<20}{'n':>5}{heading:>22}{'95% CI':>16}")
     for value, outcome in outcomes:
-        overall = outcome.results["overall"]
-        if overall["accuracy"] is None:
-            click.echo(f"{value!s:<20}{overall['n']:>5}{'n/a':>10}")
+        _, summary = swept_accuracy(outcome.results)
+        if summary["accuracy"] is None:
+            click.echo(f"{value!s:<20}{summary['n']:>5}{'n/a':>22}")
             continue
-        low, high = overall["ci95"]
+        low, high = summary["ci95"]
         click.echo(
-            f"{value!s:<20}{overall['n']:>5}{100 * overall['accuracy']:>9.1f}%"
+            f"{value!s:<20}{summary['n']:>5}{100 * summary['accuracy']:>21.1f}%"
             f"{f'{100 * low:.1f}-{100 * high:.1f}':>16}"
         )
     click.echo(f"-> {folder / 'sweep.html'}")

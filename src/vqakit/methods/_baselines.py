@@ -14,7 +14,13 @@ def _not_mcq(sample: Sample, name: str) -> Prediction:
     return Prediction.not_applicable(sample.id, name, f"{name} answers multiple choice only")
 
 
-@method("random", needs_model=False)
+@method(
+    "random",
+    needs_model=False,
+    uses_frames=False,
+    describe=lambda options, protocol: "a random option per MCQ sample (seeded by its id); "
+    "no video, no model",
+)
 async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
     """A uniformly random option, seeded by the sample id (the chance baseline)."""
     if sample.choices is None:
@@ -24,7 +30,14 @@ async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
     return Prediction(sample_id=sample.id, method="random", choice=choice, extraction="random")
 
 
-@method("text-similarity", needs_model=False, extras=("embed",))
+@method(
+    "text-similarity",
+    needs_model=False,
+    extras=("embed",),
+    uses_frames=False,
+    describe=lambda options, protocol: "the option closest to the question in MiniLM text embedding; "
+    "no video, no model",
+)
 async def text_similarity(sample: Sample, context: MethodContext) -> Prediction:
     """The option whose MiniLM embedding is closest to the question's (no video, no model)."""
     if sample.choices is None:

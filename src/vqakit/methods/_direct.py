@@ -57,7 +57,11 @@ def _frames(sample: Sample, context: MethodContext):
     spec = window_spec(sample, context.protocol.frames)
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    resize = (
+        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
+        if context.protocol.short_side
+        else None
+    )
     frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
     return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
 
@@ -134,7 +138,7 @@ async def direct(sample: Sample, context: MethodContext) -> Prediction:
     return await ask_model(sample, context, "direct", _frame_parts)
 
 
-@method("blind", needs_model=True)
+@method("blind", needs_model=True, uses_frames=False)
 async def blind(sample: Sample, context: MethodContext) -> Prediction:
     """The question and its options without the video (a text-only control)."""
     return await ask_model(sample, context, "blind", None)

@@ -43,6 +43,13 @@ class Method:
     describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
     summary: str = ""  # one line for listings
     extras: tuple[str, ...] = ()  # pip extras it needs (vqakit.extras), checked before a run
+    # whether it sends the frames of the run's frame spec (`--frames`), given its options; a
+    # method that does not (text-only baselines, retrieval methods with their own frames) may
+    # run with a spec that samples none
+    uses_frames: bool | Callable[[Any], bool] = True
+
+    def sends_frames(self, options: BaseModel) -> bool:
+        return self.uses_frames(options) if callable(self.uses_frames) else self.uses_frames
 
     def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
         """The method's options from `values` (strings from the command line are converted);
@@ -78,6 +85,8 @@ class Method:
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
             return self.describe(options, protocol)
+        if not self.sends_frames(options):
+            return f"no video, prompt {protocol.prompt}"
         return f"frames {protocol.frames}, prompt {protocol.prompt}"
 
 
@@ -106,12 +115,17 @@ def method(
     preflight: Callable[[Benchmark, Any], None] | None = None,
     describe: Callable[[Any, Protocol], str] | None = None,
     extras: tuple[str, ...] = (),
+    uses_frames: bool | Callable[[Any], bool] = True,
 ) -> Callable[[MethodFn], MethodFn]:
-    """Decorator registering a method function under `name` (one function may take several)."""
+    """Decorator registering a method function under `name` (one function may take several).
+    `uses_frames`: whether it sends the frames of the run's frame spec (or a function of its
+    options saying so); a run whose spec samples no frames is refused for such a method."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras)
+        _METHODS[name] = Method(
+            name, fn, needs_model, options, preflight, describe, summary, extras, uses_frames
+        )
         return fn
 
     return register

@@ -16,8 +16,20 @@ from vqakit.models._embed import (
     is_api_text_embedder,
 )
 from vqakit.models._embed_api import EmbeddingError
+from vqakit.models._events import RetryEvent, watching_retries
 from vqakit.models._images import pixel_hash
-from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
+from vqakit.models._messages import (
+    CallError,
+    Completion,
+    Frames,
+    Image,
+    Message,
+    Part,
+    Text,
+    Usage,
+    clock,
+    frame_clocks,
+)
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
 from vqakit.models._secrets import redact_secrets
@@ -48,6 +60,7 @@ __all__ = [
     "OpenVocabDetector",
     "Part",
     "ResponseCache",
+    "RetryEvent",
     "RetryPolicy",
     "Text",
     "TextEmbedder",
@@ -59,6 +72,7 @@ __all__ = [
     "complete_structured",
     "default_cache_path",
     "deferred_calls",
+    "frame_clocks",
     "is_api_text_embedder",
     "keep_detections",
     "parse_json_lenient",
@@ -66,4 +80,5 @@ __all__ = [
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "watching_retries",
 ]

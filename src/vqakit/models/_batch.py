@@ -33,7 +33,7 @@ from typing import Any, Protocol, TypeVar
 from vqakit.models._batch_journal import BatchJournal, BatchStatus, BatchUnsupported, SubmittedBatch, failed
 from vqakit.models._cache import cache_key
 from vqakit.models._messages import CallError, Completion, Message
-from vqakit.models._model import Model
+from vqakit.models._model import Model, ReplyCheck, passes
 from vqakit.models._retry import BackendError, RetryPolicy
 from vqakit.models._settings import GenerationSettings, check_supported
 
@@ -100,11 +100,18 @@ class BatchingModel:
         return getattr(self.model, name)
 
     async def complete(
-        self, messages: list[Message], *, sample_id: str | None = None, **settings: Any
+        self,
+        messages: list[Message],
+        *,
+        sample_id: str | None = None,
+        check: ReplyCheck | None = None,
+        **settings: Any,
     ) -> Completion:
+        """As `Model.complete`: a reply `check` rejects is neither cached nor served from the
+        cache (it is still the answer of this batch; a rerun of the caller asks again)."""
         model = self.model
         if self.api is None:
-            return await model.complete(messages, sample_id=sample_id, **settings)
+            return await model.complete(messages, sample_id=sample_id, check=check, **settings)
         merged = model.settings
         if settings:
             merged = merged.merged(settings)
@@ -113,17 +120,26 @@ class BatchingModel:
         sent = [Message.system(effective.system), *messages] if effective.system else messages
         images = sum(m.image_count() for m in messages)
         if model.max_images is not None and images > model.max_images:
-            return await model.complete(messages, sample_id=sample_id, **settings)  # it says why
+            return await model.complete(messages, sample_id=sample_id, check=check, **settings)  # it says why
         key = cache_key(self.group, {**effective.given(), "image_max_side": model.image_max_side}, sent)
         keep = model.cache is not None and model._deterministic(effective)
         if (answer := self.batcher.journal.answer(key)) is not None:
             if answer.error is None and (problem := model._unusable(answer, effective)) is not None:
                 return replace(answer, error=problem)
-            if answer.error is None and keep and model.cache is not None and key not in self.batcher.cached:
+            if answer.error is None and not passes(answer, check) and key not in self.batcher.rejected:
+                self.batcher.journal.reject(key)  # this process keeps it; a rerun asks again
+                self.batcher.rejected.add(key)
+            cacheable = keep and model.cache is not None and passes(answer, check)
+            if cacheable and model.cache is not None and key not in self.batcher.cached:
                 model.cache.put(key, str(model), answer)  # once: each later sweep answers it again
                 self.batcher.cached.add(key)
             return answer
-        if keep and model.cache is not None and (hit := model.cache.get(key)) is not None:
+        if (
+            keep
+            and model.cache is not None
+            and (hit := model.cache.get(key)) is not None
+            and passes(hit, check)
+        ):
             return hit
         if self.batcher.journal.in_flight(key) is None and not self.batcher.queued(self.group, key):
             if images:
@@ -157,6 +173,7 @@ class Batcher:
         self._said: set[str] = set()
         self._apis: list[BatchAPI] = []  # to close
         self.cached: set[str] = set()  # keys whose reply went to the response cache
+        self.rejected: set[str] = set()  # keys whose reply the caller's check rejected
 
     def wrap(self, model: Model) -> BatchingModel:
         group = str(replace(model.spec, settings=GenerationSettings()))

@@ -5,7 +5,8 @@ brought back, in two append-only JSONL files (a run folder keeps them beside its
   "model", "keys", "requests", "at"}` as soon as the provider has accepted a batch, and
   `{"event": "ended", "batch", "status", "answered", "errors", "at"}` once its replies are stored;
 - the replies (`judge_batch_results.jsonl`): `{"key", "batch", "completion"}` per request, keyed
-  like the response cache (`cache_key`), errors included so the user can see why one failed.
+  like the response cache (`cache_key`), errors included so the user can see why one failed;
+  `{"key", "batch": null, "rejected": true}` when the caller's check refused a stored reply.
 
 A process that starts polls the batches submitted and not ended instead of submitting their
 requests again, and answers from the stored replies, so a finished batch is never fetched
@@ -86,7 +87,9 @@ class BatchJournal:
             elif event.get("event") == "ended":
                 self._ended.add(event["batch"])
         for line in complete_lines(results, json.loads):
-            if not line["completion"].get("error"):  # failures are asked again by a new process
+            if "rejected" in line:  # a reply its caller's check refused: a new process asks again
+                self._answers.pop(line["key"], None)
+            elif not line["completion"].get("error"):  # failures are asked again by a new process
                 self._answers[line["key"]] = _completion(line["completion"])
         for batch in self.outstanding():
             self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
@@ -142,6 +145,11 @@ class BatchJournal:
         self._ended.add(batch_id)
         for key in self.submitted[batch_id].keys:
             self._in_flight.pop(key, None)
+
+    def reject(self, key: str) -> None:
+        """A stored reply its caller's check refused (a judge's reply without a verdict): this
+        process keeps answering with it, a new one asks for it again."""
+        self._append(self.results_path, json.dumps({"key": key, "batch": None, "rejected": True}))
 
     @staticmethod
     def _append(path: Path, lines: str) -> None:

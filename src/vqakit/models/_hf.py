@@ -37,7 +37,7 @@ from vqakit.models._messages import (
     Text,
     Usage,
     as_timed_images,
-    clock,
+    frame_clocks,
     split_think_tags,
 )
 from vqakit.models._retry import BackendError
@@ -116,7 +116,7 @@ class HFBackend:
             return [{"type": "image", "image": _pil(part.image)}]
         assert isinstance(part, Frames)
         if self.has_video:
-            times = " ".join(clock(t) for t in part.times_s)
+            times = " ".join(frame_clocks(part.times_s))
             label = (
                 [{"type": "text", "text": render_prompt("video_frame_times", times=times)}]
                 if part.label_times

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Literal
 
 import numpy as np
@@ -63,12 +65,32 @@ class Message:
         )
 
 
-def clock(seconds: float) -> str:
-    """`[MM:SS]` under an hour, `[HH:MM:SS]` from an hour on."""
-    whole = int(seconds)
+def clock(seconds: float, decimals: int = 0) -> str:
+    """`[MM:SS]` under an hour, `[HH:MM:SS]` from an hour on; with `decimals`, fractions of a
+    second too (`[00:01.2]`), rounded to that many."""
+    if not decimals:
+        whole, fraction = int(seconds), ""
+    else:
+        steps = round(seconds * 10**decimals)
+        whole, part = divmod(steps, 10**decimals)
+        fraction = f".{part:0{decimals}d}"
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"[{hours:02d}:{minutes:02d}:{secs:02d}]" if hours else f"[{minutes:02d}:{secs:02d}]"
+    if hours:
+        return f"[{hours:02d}:{minutes:02d}:{secs:02d}{fraction}]"
+    return f"[{minutes:02d}:{secs:02d}{fraction}]"
+
+
+def frame_clocks(times_s: Sequence[float]) -> list[str]:
+    """The time labels of a set of frames: whole seconds, or tenths (hundredths if need be)
+    where frames are less than a second apart, so that no two frames at different times get
+    the same label."""
+    ordered = sorted(set(times_s))
+    close = any(later - earlier < 1.0 for earlier, later in pairwise(ordered))
+    decimals = 1 if close else 0
+    while decimals < 2 and len({clock(t, decimals) for t in ordered}) < len(ordered):
+        decimals += 1
+    return [clock(t, decimals) for t in times_s]
 
 
 def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
@@ -77,9 +99,10 @@ def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
     flat: list[Text | Image] = []
     for part in parts:
         if isinstance(part, Frames):
-            for image, time_s in zip(part.images, part.times_s, strict=True):
+            labels = frame_clocks(part.times_s)
+            for image, label in zip(part.images, labels, strict=True):
                 if part.label_times:
-                    flat.append(Text(clock(time_s)))
+                    flat.append(Text(label))
                 flat.append(Image(image))
         else:
             flat.append(part)

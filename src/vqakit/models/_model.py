@@ -10,10 +10,12 @@ import asyncio
 import importlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
+from vqakit.models._events import RetryEvent, tell
 from vqakit.models._images import shrunk_size
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
@@ -26,6 +28,16 @@ log = logging.getLogger(__name__)
 TRUNCATED = ("length", "max_tokens")  # finish reasons of a reply cut at the token limit
 REFUSED = ("refused", "content_filter")
 LOCAL = ("hf", "replay")  # same request, same reply: an empty reply is not asked again
+
+ReplyCheck = Callable[[Completion], "str | None"]
+"""What a caller checks a reply with before it counts (a judge's verdict, a step's JSON):
+None when the reply is usable, else why not. Only replies that pass are cached or served."""
+
+
+def passes(completion: Completion, check: ReplyCheck | None) -> bool:
+    """Whether a reply may be cached or served from the cache: no error, and the caller's check
+    (if any) finds nothing wrong with it."""
+    return completion.error is None and (check is None or check(completion) is None)
 
 
 class Backend(Protocol):
@@ -141,11 +153,18 @@ class Model:
         return Completion(None, str(self), error=CallError(kind, redact_secrets(message)), **fields)
 
     async def complete(
-        self, messages: list[Message], *, sample_id: str | None = None, **settings: Any
+        self,
+        messages: list[Message],
+        *,
+        sample_id: str | None = None,
+        check: ReplyCheck | None = None,
+        **settings: Any,
     ) -> Completion:
         """Send messages; always returns a Completion (with `error` set on final failure).
         Keyword arguments are generation settings for this call (`max_tokens=8`), over the
-        model's own; ValueError for unknown ones."""
+        model's own; ValueError for unknown ones. `check` is the caller's validation of the
+        reply: a reply it rejects is returned (the caller records why) but never cached, and a
+        cached reply it rejects is not served, so a rerun asks the model again."""
         merged = self.settings
         if settings:
             merged = merged.merged(settings)
@@ -160,13 +179,13 @@ class Model:
         if self.cache is not None and self._deterministic(effective) and self.spec.backend != "replay":
             wire = {**effective.given(), "image_max_side": self.image_max_side}
             key = cache_key(self._cache_spec, wire, sent)
-            if (hit := self.cache.get(key)) is not None:
+            if (hit := self.cache.get(key)) is not None and passes(hit, check):
                 return hit
         completion = await self._with_retries(sent, effective, sample_id)
         if completion.error is not None and completion.error.type in ("refused", "empty") and self.fallback:
             log.info("%s: %s; asking fallback %s", sample_id, completion.error.type, self.fallback)
-            return await self.fallback.complete(messages, sample_id=sample_id, **settings)
-        if key is not None and self.cache is not None:
+            return await self.fallback.complete(messages, sample_id=sample_id, check=check, **settings)
+        if key is not None and self.cache is not None and passes(completion, check):
             self.cache.put(key, str(self), completion)
         return completion
 
@@ -182,7 +201,7 @@ class Model:
             else:
                 request = self.backend.prepare(messages, settings, sample_id)
             retry_empty = self.spec.backend not in LOCAL or not self._deterministic(settings)
-            return await self._send_with_retries(request, sending, settings, retry_empty)
+            return await self._send_with_retries(request, sending, settings, retry_empty, sample_id)
 
     def _unusable(self, completion: Completion, settings: GenerationSettings) -> CallError | None:
         """Why a reply that came back is no answer: cut at the token limit (its partial text
@@ -199,10 +218,36 @@ class Model:
         return CallError(kind, redact_secrets(message))
 
     async def _send_with_retries(
-        self, request: Any, sending: asyncio.Semaphore, settings: GenerationSettings, retry_empty: bool
+        self,
+        request: Any,
+        sending: asyncio.Semaphore,
+        settings: GenerationSettings,
+        retry_empty: bool,
+        sample_id: str | None = None,
     ) -> Completion:
         """Transient faults, and empty replies where asking again can help, are tried again with
-        backoff until the attempts or the total time run out."""
+        backoff until the attempts or the total time run out. Each retry is told to the retry
+        listeners as it begins, and the call once it has settled (`_events`)."""
+        retried: list[RetryEvent] = []
+        completion = await self._attempts(request, sending, settings, retry_empty, retried, sample_id)
+        if retried:
+            last = retried[-1]
+            tell(
+                replace(
+                    last, phase="settled", attempt=completion.attempts or last.attempt + 1, ok=completion.ok
+                )
+            )
+        return completion
+
+    async def _attempts(
+        self,
+        request: Any,
+        sending: asyncio.Semaphore,
+        settings: GenerationSettings,
+        retry_empty: bool,
+        retried: list[RetryEvent],
+        sample_id: str | None,
+    ) -> Completion:
         started = time.monotonic()
         attempt = 0
         while True:
@@ -235,6 +280,18 @@ class Model:
                     attempt,
                     wait,
                 )
+                event = RetryEvent(
+                    "begin",
+                    str(self),
+                    sample_id,
+                    attempt,
+                    self.retry.max_attempts,
+                    error.kind,
+                    redact_secrets(error.message),
+                    wait,
+                )
+                retried.append(event)
+                tell(event)
                 await asyncio.sleep(wait)
 
     async def aclose(self) -> None:

@@ -3,7 +3,8 @@
 `parse_json_lenient` accepts what models actually write: code fences, prose before or after the
 object, and what json-repair mends (single quotes, trailing commas, Python literals, comments).
 `complete_structured` validates against a pydantic model and, on failure, sends the validation
-error back to the model and asks again, up to `max_repairs` times.
+error back to the model and asks again, up to `max_repairs` times. Only valid replies reach the
+response cache, so a rerun after a failure asks the model again.
 """
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ def parse_json_lenient(text: str) -> Any:
     raise ValueError("no JSON object found in the reply")
 
 
+def _problem(completion: Completion, schema: type[BaseModel]) -> str | None:
+    """Why a reply is not valid JSON of `schema` (None when it is): such a reply is never cached."""
+    try:
+        schema.model_validate(parse_json_lenient(completion.text or ""))
+    except (ValueError, ValidationError) as error:
+        return str(error)
+    return None
+
+
 async def complete_structured(
     model: Any,
     messages: list[Message],
@@ -81,8 +91,11 @@ async def complete_structured(
     """Ask `model` and validate its JSON reply as `schema`; returns (object or None, last completion)."""
     conversation = list(messages)
     completion = Completion(None, str(model))
+    problem = ""
     for _ in range(max_repairs + 1):
-        completion = await model.complete(conversation, sample_id=sample_id, **params)
+        completion = await model.complete(
+            conversation, sample_id=sample_id, check=lambda reply: _problem(reply, schema), **params
+        )
         if completion.error is not None:
             return None, completion
         try:

@@ -11,6 +11,7 @@ hash of every prompt goes into each run's manifest.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from functools import cache
 from pathlib import Path
@@ -30,9 +31,16 @@ _ENVIRONMENT = SandboxedEnvironment(
 )
 
 
-def register_prompt_folder(folder: str | Path) -> None:
+# answer prompts: the ones a user picks with `--prompt` (or a card's protocol); the others are
+# the internal steps of methods, judges and builders, never listed to users
+_ANSWER_PROMPTS: set[str] = {"mcq", "mcq_reasoning", "mcq_numbered", "open_short"}
+
+
+def register_prompt_folder(folder: str | Path, answer_prompts: tuple[str, ...] = ()) -> None:
     """Make the `*.txt` prompts of `folder` addressable by name; a name already taken elsewhere
-    is an error (two prompts with one name would make runs ambiguous)."""
+    is an error (two prompts with one name would make runs ambiguous). `answer_prompts` names
+    those a user may pick with `--prompt` (listed when a name is mistyped)."""
+    _ANSWER_PROMPTS.update(answer_prompts)
     folder = Path(folder).resolve()
     if folder in _FOLDERS:
         return
@@ -56,12 +64,25 @@ def prompt_names() -> list[str]:
     return sorted(_paths())
 
 
+def answer_prompt_names() -> list[str]:
+    """The prompts a user picks with `--prompt` (the others are internal steps)."""
+    load_plugins()
+    return sorted(name for name in _ANSWER_PROMPTS if name in _paths())
+
+
 def prompt_path(name: str) -> Path:
-    """The file of a registered prompt; unknown names are an error listing the known ones."""
+    """The file of a registered prompt; an unknown name is an error naming the closest answer
+    prompt and listing the answer prompts (internal ones are not offered)."""
     load_plugins()
     found = _paths().get(name)
     if found is None:
-        raise ValueError(f"unknown prompt {name!r}; known: {', '.join(sorted(_paths()))}")
+        public = answer_prompt_names()
+        close = difflib.get_close_matches(name, public, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(
+            f"unknown prompt {name!r}; {hint}answer prompts: {', '.join(public)} "
+            "(or a .txt file inside the benchmark folder)"
+        )
     return found
 
 
@@ -114,6 +135,7 @@ def render_prompt(name: str, *, folder: str | Path | None = None, **fields: obje
 
 
 __all__ = [
+    "answer_prompt_names",
     "check_prompt",
     "is_file_prompt",
     "load_prompt",

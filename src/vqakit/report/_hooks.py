@@ -31,6 +31,7 @@ class Section:
     title: str
     table: Table
     note: str = ""
+    lead: bool = False  # shown right under the headline numbers (a system's main scores)
 
 
 @dataclass(frozen=True)

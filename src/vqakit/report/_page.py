@@ -21,7 +21,7 @@ from vqakit.report._render import write_page
 from vqakit.report._samples import sample_card, sample_row
 from vqakit.runs import REPORT, RunFolder
 from vqakit.schema import Benchmark
-from vqakit.scoring import judges
+from vqakit.scoring import headline_of, interval_text, judges, number_text
 
 
 def _is_means(summary: Any) -> bool:
@@ -64,6 +64,34 @@ def _group_rows(buckets: dict[str, dict[str, Any]]) -> list[list[str]]:
     ]
 
 
+def _headline_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The headline numbers as the report's first lines (`scoring.headline`): label, value, and
+    the interval, n and chance beside it."""
+    rows = []
+    for entry in headline_of(results):
+        interval = interval_text(entry)
+        meta = [f"95% CI {interval}"] if interval else []
+        meta.append(f"n={entry['n']} {entry['counted']}")
+        if entry["unit"] == "score":
+            meta.insert(0, f"scale {entry['scale'][0]:g}-{entry['scale'][1]:g}")
+        if entry["key"] == "mcq" and results.get("chance") is not None:
+            meta.append(f"chance {100 * results['chance']:.1f}%")
+        rows.append({"label": entry["label"], "value": number_text(entry), "meta": ", ".join(meta)})
+    return rows
+
+
+def _breakdowns(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """The accuracy breakdowns, each over one kind of sample: MCQ groups, then open-ended ones
+    (named as such when the run has both)."""
+    both = bool(results.get("groups")) and bool(results.get("open_ended_groups"))
+    found = []
+    for field, kind in (("groups", "MCQ accuracy"), ("open_ended_groups", "open-ended accuracy")):
+        for group, buckets in (results.get(field) or {}).items():
+            title = f"{kind} by {group}" if both or field == "open_ended_groups" else f"By {group}"
+            found.append({"title": title, "group": group, "buckets": buckets, "rows": _group_rows(buckets)})
+    return found
+
+
 PAGE_SIZE = 100
 SAMPLE_PAGES = "samples"
 
@@ -73,7 +101,7 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     run = RunFolder(folder)
     config, results = run.config, run.results
     predictions, scores, judged = run.predictions(), run.scores(), run.judgments()
-    title = f"{config['bench']} · {config['method']}" + (
+    title = f"{benchmark.card.name} · {config['method']}" + (
         f" · {config['model']}" if config.get("model") else ""
     )
     protocol = config.get("protocol") or {}
@@ -107,7 +135,8 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
         setup=setup,
         benchmark_hash=config.get("benchmark_hash", ""),
         results=results,
-        group_rows={group: _group_rows(buckets) for group, buckets in results["groups"].items()},
+        headline=_headline_rows(results),
+        breakdowns=_breakdowns(results),
         hidden_rows=[
             [group, key, str(n)]
             for group, rows in results.get("hidden_groups", {}).items()

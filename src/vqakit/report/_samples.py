@@ -8,7 +8,7 @@ from typing import Any
 
 from vqakit.report._hooks import ShownFrames, detail_hooks, frames_hooks, judged_detail_hooks
 from vqakit.runs import strip_path
-from vqakit.schema import Benchmark, Prediction, Sample
+from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS, judge_for_kind
 
 
@@ -65,12 +65,15 @@ def _note(prediction: Prediction, score: dict[str, Any]) -> str:
     if "judge_raw" in score:
         note = f"judge said: {score['judge_raw']}"
     if prediction.error is not None:
+        if prediction.error.type == NOT_APPLICABLE:
+            return f"not applicable: {prediction.error.message}"
         note = f"error {prediction.error.type}: {prediction.error.message}"
     return note
 
 
 def kind_of(score: dict[str, Any]) -> str:
-    """correct / wrong / abstained / error / unscored: how a sample is filtered and coloured."""
+    """correct / wrong / abstained / error / unscored / graded / not (applicable): how a sample
+    is filtered and coloured."""
     status = score["status"]
     kind = ("correct" if score["correct"] else "wrong") if status == "answered" else status.split(":")[0]
     return kind.split(" ")[0]
@@ -98,7 +101,7 @@ def sample_card(
     records: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
     """What a samples page shows for one sample."""
-    from vqakit.models import clock
+    from vqakit.models import frame_clocks
 
     kind = kind_of(score)
     strip, frames_error = frame_strip(run, benchmark, sample, prediction)
@@ -127,7 +130,7 @@ def sample_card(
         ],
         "reference": None if sample.choices is not None else str(sample.answer),
         "strip": f"../{strip}" if strip else None,
-        "times": [clock(t) for t in shown.times_s] if shown and strip else [],
+        "times": frame_clocks(shown.times_s) if shown and strip else [],
         "frames_error": frames_error,
         "details": [d for hook in detail_hooks() if (d := hook(sample, prediction)) is not None]
         + [d for hook in judged_detail_hooks() if (d := hook(sample, prediction, records)) is not None],

@@ -1,4 +1,5 @@
-"""Results of run folders as tables: CSV, Markdown or LaTeX (`vqakit export`)."""
+"""Results of run folders as tables: CSV, Markdown or LaTeX (`vqakit export`, `vqakit table`),
+with the headline numbers as `vqakit.scoring.headline` defines them."""
 
 from __future__ import annotations
 
@@ -8,62 +9,73 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.runs import RunFolder
+from vqakit.scoring import headline_of
 
-COLUMNS = ("run", "method", "model", "group", "key", "n", "accuracy", "ci95_low", "ci95_high", "errors")
+COLUMNS = (
+    "run", "method", "model", "measure", "group", "key", "n", "value", "ci95_low", "ci95_high", "errors",
+)  # fmt: skip
 FORMATS = ("csv", "markdown", "latex")
+KINDS = (("groups", "MCQ accuracy"), ("open_ended_groups", "open-ended accuracy"))
 
 
-def _cells(summary: dict[str, Any]) -> tuple[Any, ...]:
-    accuracy = summary.get("accuracy")
+def _row(
+    head: dict[str, Any], measure: str, group: str, key: str, summary: dict[str, Any], unit: str
+) -> dict:
+    """One row of `result_rows`; `summary` has n, the value (`accuracy` or `value`) and ci95."""
     low, high = summary.get("ci95") or (None, None)
-    return (summary.get("n", 0), accuracy, low, high)
+    value = summary.get("value", summary.get("accuracy"))
+    return {**head, "measure": measure, "group": group, "key": key, "n": summary.get("n", 0), "value": value,
+            "ci95_low": low, "ci95_high": high, "unit": unit}  # fmt: skip
 
 
 def result_rows(folders: list[str | Path]) -> list[dict[str, Any]]:
-    """One row per run and result: overall, MCQ, judged open-ended, then every group key."""
+    """One row per run and number: its headline numbers (`scoring.headline`: MCQ accuracy,
+    open-ended accuracy, judge scores), overall where it is defined, then every group key of
+    each accuracy. `measure` names the number; `value` is a share (accuracies) or a score."""
     rows = []
     for folder in folders:
         run = RunFolder(folder)
         results, config = run.results, run.config
-        head = {"run": str(run.path), "method": config.get("method"), "model": config.get("model") or ""}
-        errors = (results.get("errors") or {}).get("n", 0)
-        parts = [("overall", "", results.get("overall") or {})]
-        parts += [(name, "", results[name]) for name in ("mcq", "open_ended") if results.get(name)]
-        parts += [
-            (group, key, summary)
-            for group, buckets in (results.get("groups") or {}).items()
-            for key, summary in buckets.items()
-        ]
-        for group, key, summary in parts:
-            n, accuracy, low, high = _cells(summary)
-            rows.append(
-                {**head, "group": group, "key": key, "n": n, "accuracy": accuracy, "ci95_low": low,
-                 "ci95_high": high, "errors": errors}
-            )  # fmt: skip
+        head = {
+            "run": str(run.path),
+            "method": config.get("method"),
+            "model": config.get("model") or "",
+            "errors": (results.get("errors") or {}).get("n", 0),
+        }
+        rows += [_row(head, e["label"], "", "", e, e["unit"]) for e in headline_of(results)]
+        overall = results.get("overall")
+        if overall and overall.get("n"):
+            rows.append(_row(head, "overall accuracy", "", "", overall, "accuracy"))
+        for field, measure in KINDS:
+            for group, buckets in (results.get(field) or {}).items():
+                rows += [
+                    _row(head, measure, group, key, summary, "accuracy") for key, summary in buckets.items()
+                ]
     return rows
 
 
-def _text(value: Any, percent: bool) -> str:
+def _text(value: Any, percent: bool, unit: str = "accuracy") -> str:
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if percent and isinstance(value, float):
-        return f"{100 * value:.1f}"
+        return f"{100 * value:.1f}" if unit == "accuracy" else f"{value:.2f}"
     return str(value)
 
 
 def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
-    """The rows of `result_rows` as CSV (raw numbers), Markdown or LaTeX (accuracies as percentages)."""
-    return _format(rows, list(COLUMNS), fmt, percent={"accuracy", "ci95_low", "ci95_high"})
+    """The rows of `result_rows` as CSV (raw numbers), Markdown or LaTeX (accuracies as
+    percentages, scores with two decimals)."""
+    return _format(rows, list(COLUMNS), fmt, percent={"value", "ci95_low", "ci95_high"})
 
 
 def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: set[str]) -> str:
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
         return buffer.getvalue()
-    cells = [[_text(row[c], c in percent) for c in columns] for row in rows]
+    cells = [[_text(row[c], c in percent, row.get("unit", "accuracy")) for c in columns] for row in rows]
     if fmt == "markdown":
         lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
         lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in cells]
@@ -93,26 +105,46 @@ def comparison_rows(
 ) -> tuple[list[str], list[list[Any]]]:
     """Several runs as one table, like a paper's: a row per run (named by its method and model),
     a column per key of group `by` (the keys `first` in that order, then the others in the order
-    they first appear), overall last; cells are accuracies (None where a run has no such key).
-    A key of `first` that no run has is a ValueError naming the keys there are."""
+    they first appear), then the accuracy those keys break down. Each block is one kind of
+    sample: MCQ accuracy, then open-ended accuracy where runs break that down too. The last
+    column is `overall` when every run scored one kind only (overall is defined), else it is
+    named by its kind. Cells are accuracies (None where a run has no such key). A key of `first`
+    that no run has, or a group no run has, is a ValueError naming what there is."""
     runs = [RunFolder(folder) for folder in folders]
-    found: list[str] = []
-    for run in runs:
-        for key in (run.results.get("groups") or {}).get(by, {}):
-            if key not in found:
-                found.append(key)
-    unknown = [key for key in first or [] if key not in found]
-    if unknown and found:
-        raise ValueError(f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(found)}")
-    keys = [*(first or []), *(key for key in found if key not in (first or []))] if found else []
+    blocks = []
+    for field, label in KINDS:
+        found: list[str] = []
+        for run in runs:
+            for key in (run.results.get(field) or {}).get(by, {}):
+                if key not in found:
+                    found.append(key)
+        if found:
+            blocks.append((field, label, found))
+    if not blocks:
+        raise ValueError(f"none of the runs breaks its results down by {by!r}")
+    every = [key for _, _, found in blocks for key in found]
+    unknown = [key for key in first or [] if key not in every]
+    if unknown:
+        raise ValueError(
+            f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(dict.fromkeys(every))}"
+        )
+    defined = all(run.results.get("overall") is not None for run in runs)
+    names, cells = ["run"], [[] for _ in runs]
+    for field, label, found in blocks:
+        keys = [
+            *(key for key in first or [] if key in found),
+            *(key for key in found if key not in (first or [])),
+        ]
+        kind = "MCQ" if field == "groups" else "open-ended"
+        names += [key if len(blocks) == 1 else f"{key} · {kind}" for key in keys]
+        names.append("overall" if len(blocks) == 1 and defined else label)
+        summary_key = "mcq" if field == "groups" else "open_ended"
+        for row, run in zip(cells, runs, strict=True):
+            buckets = (run.results.get(field) or {}).get(by, {})
+            row += [buckets.get(key, {}).get("accuracy") for key in keys]
+            row.append((run.results.get(summary_key) or {}).get("accuracy"))
     labels = _run_labels(runs)
-    rows = []
-    for label, run in zip(labels, runs, strict=True):
-        results = run.results
-        buckets = (results.get("groups") or {}).get(by, {})
-        overall = results.get("mcq") or results.get("overall") or {}
-        rows.append([label, *(buckets.get(key, {}).get("accuracy") for key in keys), overall.get("accuracy")])
-    return ["run", *keys, "overall"], rows
+    return names, [[label, *row] for label, row in zip(labels, cells, strict=True)]
 
 
 def _run_labels(runs: list[RunFolder]) -> list[str]:

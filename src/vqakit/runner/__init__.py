@@ -9,14 +9,16 @@ from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
 from vqakit.runner._run import (
-    RunConfigError,
+    RunInterrupted,
     RunOutcome,
+    RunProgress,
     benchmark_hash,
     run_eval,
     write_scores,
 )
+from vqakit.runner._saved import RunConfigError
 from vqakit.runner._second_pass import judge_run, run_judges
-from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep
+from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
 
 __all__ = [
     "JUDGE_BATCHES",
@@ -26,8 +28,10 @@ __all__ = [
     "EvalConfig",
     "EvalPlan",
     "RunConfigError",
+    "RunInterrupted",
     "RunLockedError",
     "RunOutcome",
+    "RunProgress",
     "RunSetupError",
     "benchmark_hash",
     "check_run",
@@ -45,6 +49,7 @@ __all__ = [
     "run_judges",
     "run_protocol",
     "run_sweep",
+    "swept_accuracy",
     "upgrade_config",
     "write_scores",
 ]

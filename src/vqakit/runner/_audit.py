@@ -13,7 +13,7 @@ from typing import Any
 from vqakit.benchmarks import load_benchmark
 from vqakit.files import slug, write_text_atomic
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._run import run_eval
+from vqakit.runner._run import RunProgress, run_eval
 from vqakit.runs import RunFolder
 from vqakit.scoring import blind_agreement, option_biases
 
@@ -25,10 +25,10 @@ def run_audit(
     out: str | Path | None = None,
     concurrency: int = 8,
     *,
-    on_progress: Callable[[str, int, int, int], None] | None = None,
+    on_progress: Callable[[str, RunProgress], None] | None = None,
 ) -> tuple[dict[str, Any], Path]:
     """(the audit, the folder holding audit.json and one blind run per model).
-    `on_progress(model, done, total, errors)` follows each blind run."""
+    `on_progress(model, RunProgress)` follows each blind run."""
     benchmark = load_benchmark(bench)
     folder = (
         Path(out)

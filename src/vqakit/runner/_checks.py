@@ -12,7 +12,7 @@ from vqakit.extras import has_extra, install_line
 from vqakit.methods import Method, get_method
 from vqakit.prompts import check_prompt
 from vqakit.runner._config import EvalConfig, RunSetupError
-from vqakit.schema import Benchmark, Protocol, parse_sampling
+from vqakit.schema import Benchmark, Fps, Protocol, Timestamps, Uniform, parse_sampling
 from vqakit.scoring import group_keys, judges
 
 
@@ -28,7 +28,12 @@ class CheckedRun:
 
 def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
     """The benchmark's protocol with the run's overrides, validated."""
-    overrides = {"frames": config.frames, "short_side": config.short_side, "prompt": config.prompt}
+    overrides = {
+        "frames": config.frames,
+        "short_side": config.short_side,
+        "prompt": config.prompt,
+        "upscale": config.upscale,
+    }
     merged = {**benchmark.card.protocol.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
     try:
         return Protocol.model_validate(merged)
@@ -67,8 +72,20 @@ def _check_groups(config: EvalConfig, benchmark: Benchmark) -> None:
             )
 
 
-def check_run(config: EvalConfig, benchmark: Benchmark) -> CheckedRun:
-    """Raise RunSetupError (or MethodSetupError) naming the first thing that cannot work."""
+def samples_no_frames(spec_text: str) -> bool:
+    """Whether a frame spec asks for no frame at all (`uniform:0`, `at:` with no time, `max=0`)."""
+    spec = parse_sampling(spec_text)
+    if isinstance(spec, Uniform):
+        return spec.n == 0
+    if isinstance(spec, Timestamps):
+        return not spec.times_s
+    return isinstance(spec, Fps) and spec.max_frames == 0
+
+
+def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool = False) -> CheckedRun:
+    """Raise RunSetupError (or MethodSetupError) naming the first thing that cannot work.
+    A frame spec that samples nothing is refused for a method that sends frames, unless
+    `allow_no_frames` (the zero point of a frames sweep, which stands for the text-only control)."""
     protocol = run_protocol(config, benchmark)
     try:
         parse_sampling(protocol.frames)
@@ -80,6 +97,11 @@ def check_run(config: EvalConfig, benchmark: Benchmark) -> CheckedRun:
         raise RunSetupError(f"--prompt: {error}") from None
     method = get_method(config.method)
     options = method.check(benchmark, config.method_args)
+    if not allow_no_frames and samples_no_frames(protocol.frames) and method.sends_frames(options):
+        raise RunSetupError(
+            f"--frames {protocol.frames!r} samples no frames, so method {method.name} would send no "
+            "video; for a text-only run use --method blind"
+        )
     if method.needs_model and config.model is None:
         raise RunSetupError(f"method {method.name} needs --model (see `vqakit models`)")
     if config.engine == "ray" and not has_extra("ray"):

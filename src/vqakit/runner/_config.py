@@ -59,6 +59,7 @@ class EvalConfig(BaseModel):
     fallback: str | None = None  # model asked when the main model refuses or replies empty
     frames: str | None = None  # None: the benchmark protocol's
     short_side: int | None = None
+    upscale: bool | None = None  # None: the protocol's (frames are never enlarged by default)
     prompt: str | None = None
     concurrency: int = 8
     limit: int | None = None

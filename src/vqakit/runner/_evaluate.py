@@ -16,7 +16,7 @@ from vqakit.benchmarks import load_benchmark
 from vqakit.files import slug
 from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig, make_config
-from vqakit.runner._run import RunOutcome, run_eval
+from vqakit.runner._run import RunOutcome, RunProgress, run_eval
 
 OFFLINE_BASELINES = ("random", "text-similarity")
 EMBED_EXTRA = "pip install 'vqakit[embed]'"
@@ -78,7 +78,7 @@ def evaluate(
     new_run: bool = False,
     on_notes: Callable[[list[str]], None] | None = None,
     on_start: Callable[[EvalConfig, Path], None] | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
     on_done: Callable[[EvalConfig, RunOutcome], None] | None = None,
 ) -> list[RunOutcome]:
     """Make every run of `plan_eval` in turn (each resumable), reporting as they go."""

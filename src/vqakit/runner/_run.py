@@ -11,7 +11,6 @@ folder is written.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hashlib
 import json
 import os
@@ -24,20 +23,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
-from vqakit.runner._config import EvalConfig, identity
+from vqakit.runner._config import EvalConfig
 from vqakit.runner._engines import run_local, run_ray
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
+from vqakit.runner._saved import check_or_write_config, saved_protocol
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
-from vqakit.schema import Benchmark, Prediction
+from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
 from vqakit.scoring import (
     length_bucket,
     length_buckets,
@@ -49,8 +47,24 @@ from vqakit.scoring import (
 )
 
 
-class RunConfigError(Exception):
-    """The run folder holds a run with a different configuration."""
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGINT) stopped a run: every answer finished before it is kept in the folder,
+    and the same command resumes from them."""
+
+    def __init__(self, folder: Path, kept: int) -> None:
+        super().__init__(f"interrupted: {kept} answers kept; rerun the same command to resume")
+        self.folder, self.kept = folder, kept
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    """How far a run is: samples with an outcome of `total`, of which `errors` failed and
+    `not_applicable` were skipped by the method (not failures)."""
+
+    done: int
+    total: int
+    errors: int = 0
+    not_applicable: int = 0
 
 
 @dataclass
@@ -80,27 +94,6 @@ def _versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             continue
     return found
-
-
-def _check_or_write_config(folder: Path, config: dict[str, Any]) -> None:
-    path = folder / CONFIG
-    if path.exists():
-        saved = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if identity(saved) != identity(config):
-            diff = "\n".join(
-                difflib.unified_diff(
-                    yaml.safe_dump(identity(saved), sort_keys=True).splitlines(),
-                    yaml.safe_dump(identity(config), sort_keys=True).splitlines(),
-                    "saved config.yaml",
-                    "this run",
-                    lineterm="",
-                )
-            )
-            raise RunConfigError(
-                f"{folder} holds a run with another configuration; pass --new-run to start a fresh one "
-                f"beside it, or choose another --out.\n{diff}"
-            )
-    write_text_atomic(path, yaml.safe_dump(config, sort_keys=False))
 
 
 def _fresh_folder(folder: Path) -> Path:
@@ -133,15 +126,17 @@ def run_eval(
     out: str | Path,
     *,
     new_run: bool = False,
-    on_progress: Callable[[int, int, int], None] | None = None,
+    on_progress: Callable[[RunProgress], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    allow_no_frames: bool = False,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
-    is written. `on_progress(done, total, errors)` follows the samples; `on_note` hears how
-    judges' batches go."""
+    is written (`allow_no_frames`: see `check_run`). `on_progress(RunProgress)` follows the
+    samples; `on_note` hears how judges' batches go. Ctrl-C raises `RunInterrupted`, with what
+    was finished kept; the folder's lock is released and its file removed however the run ends."""
     benchmark = load_benchmark(config.bench)
-    checked = check_run(config, benchmark)
+    checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
     folder = Path(out)
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
@@ -149,12 +144,16 @@ def run_eval(
         **config.model_dump(mode="json"),
         "bench": _saved_bench(config, benchmark, folder),
         "method_args": checked.options.model_dump(mode="json"),
-        "protocol": checked.protocol.model_dump(),
+        "protocol": saved_protocol(checked.protocol),
         "benchmark_hash": benchmark_hash(benchmark),
     }
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
-        _check_or_write_config(folder, saved)
+        effective = check_or_write_config(folder, saved)
+        if effective is not saved:  # judges added to an existing run: grade with all of them
+            config = config.model_copy(
+                update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
+            )
         prompts = {name: prompt_hash(name) for name in prompt_names()}
         if is_file_prompt(checked.protocol.prompt):
             prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
@@ -163,6 +162,7 @@ def run_eval(
             "benchmark": str(benchmark.root),
             "benchmark_hash": saved["benchmark_hash"],
             "shown": checked.method.shown(checked.options, checked.protocol),
+            "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
             "prompt_hashes": prompts,
         }
         write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
@@ -174,31 +174,56 @@ def _run_locked(
     checked: CheckedRun,
     benchmark: Benchmark,
     folder: Path,
-    on_progress: Callable[[int, int, int], None] | None,
+    on_progress: Callable[[RunProgress], None] | None,
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
     log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors)
-    finished_before = sum(1 for s in samples if log.done(s.id))
-    todo = [s for s in samples if not log.done(s.id)]
-    done, errors = finished_before, sum(1 for s in samples if log.done(s.id) and log.finished[s.id].error)
-    started = time.monotonic()
-
-    def record(prediction: Prediction) -> None:
-        nonlocal done, errors
-        log.append(_redacted(prediction))
-        done += 1
-        errors += prediction.error is not None
-        if on_progress:
-            on_progress(done, len(samples), errors)
-
-    if on_progress:
-        on_progress(done, len(samples), errors)
     try:
-        engine = run_ray if config.engine == "ray" else run_local
-        engine(todo, config, benchmark, checked.protocol, folder, record)
+        return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
+    except KeyboardInterrupt:
+        raise RunInterrupted(folder, sum(1 for s in samples if log.done(s.id))) from None
     finally:
         log.close()
+
+
+def _kinds(predictions: list[Prediction]) -> tuple[int, int]:
+    """(errors, not applicable) among these predictions."""
+    failed = [p.error.type for p in predictions if p.error is not None]
+    skipped = sum(1 for kind in failed if kind == NOT_APPLICABLE)
+    return len(failed) - skipped, skipped
+
+
+def _run_logged(
+    config: EvalConfig,
+    checked: CheckedRun,
+    benchmark: Benchmark,
+    folder: Path,
+    samples: list,
+    log: PredictionLog,
+    on_progress: Callable[[RunProgress], None] | None,
+    on_note: Callable[[str], None] | None,
+) -> RunOutcome:
+    finished_before = sum(1 for s in samples if log.done(s.id))
+    todo = [s for s in samples if not log.done(s.id)]
+    errors, skipped = _kinds([log.finished[s.id] for s in samples if log.done(s.id)])
+    done = finished_before
+    started = time.monotonic()
+    judged_before = _size(folder / JUDGMENTS)
+
+    def record(prediction: Prediction) -> None:
+        nonlocal done, errors, skipped
+        log.append(_redacted(prediction))
+        done += 1
+        failed, not_applicable = _kinds([prediction])
+        errors, skipped = errors + failed, skipped + not_applicable
+        if on_progress:
+            on_progress(RunProgress(done, len(samples), errors, skipped))
+
+    if on_progress:
+        on_progress(RunProgress(done, len(samples), errors, skipped))
+    engine = run_ray if config.engine == "ray" else run_local
+    engine(todo, config, benchmark, checked.protocol, folder, record)
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
@@ -220,10 +245,30 @@ def _run_locked(
             judgments.by_sample(),
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,
-            wall_s=time.monotonic() - started,
+            wall_s=_wall_time(
+                folder, time.monotonic() - started, bool(todo) or _size(folder / JUDGMENTS) != judged_before
+            ),
             judgments_pending=pending,
         )
     return RunOutcome(folder, finished_before, len(todo), results, pending)
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.is_file() else 0
+
+
+def _wall_time(folder: Path, elapsed: float, worked: bool) -> float | None:
+    """The wall time of the evals on this folder that did work (ran samples or judges), summed:
+    a resume with nothing left to do keeps the earlier total instead of showing ~0 s."""
+    try:
+        earlier = (json.loads((folder / RESULTS).read_text(encoding="utf-8")).get("usage") or {}).get(
+            "wall_s"
+        )
+    except (OSError, ValueError):
+        earlier = None
+    if not worked:
+        return earlier if earlier is not None else elapsed
+    return elapsed + (earlier or 0.0)
 
 
 def _video_length(benchmark: Benchmark, sample: Any) -> float | None:

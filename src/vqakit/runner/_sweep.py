@@ -15,9 +15,18 @@ from typing import Any
 from vqakit.files import slug, write_text_atomic
 from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._run import RunOutcome, run_eval
+from vqakit.runner._run import RunOutcome, RunProgress, run_eval
 
 SWEEPABLE = ("frames", "short_side", "prompt")  # run settings; method options are sweepable too
+
+
+def swept_accuracy(results: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(label, summary) of the accuracy a sweep plots for one run: its MCQ accuracy, or its
+    open-ended accuracy when it scored no MCQ sample (the headline definitions)."""
+    for key, label in (("mcq", "MCQ accuracy"), ("open_ended", "open-ended accuracy")):
+        if (results.get(key) or {}).get("n"):
+            return label, results[key]
+    return "MCQ accuracy", results.get("mcq") or {"n": 0, "accuracy": None, "ci95": [None, None]}
 
 
 def expand_values(parameter: str, text: str, method: str = "direct") -> list[Any]:
@@ -58,10 +67,10 @@ def run_sweep(
     values: list[Any],
     out: str | Path,
     *,
-    on_progress: Callable[[str, int, int, int], None] | None = None,
+    on_progress: Callable[[str, RunProgress], None] | None = None,
 ) -> list[tuple[Any, RunOutcome]]:
     """One run per value into `out/<parameter>=<value>`, then sweep.json and sweep.html.
-    `on_progress(value, done, total, errors)` follows each run's samples."""
+    `on_progress(value, RunProgress)` follows each run's samples."""
     if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
         raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
     out = Path(out)
@@ -69,15 +78,19 @@ def run_sweep(
     for value in values:
         folder = out / slug(f"{parameter}={value}", max_length=200)
         progress = None if on_progress is None else partial(on_progress, f"{parameter}={value}")
-        outcomes.append((value, run_eval(_with(base, parameter, value), folder, on_progress=progress)))
-    table = [
-        {
-            "value": value,
-            "folder": str(outcome.folder),
-            **{k: outcome.results["overall"][k] for k in ("n", "accuracy", "ci95")},
-        }
-        for value, outcome in outcomes
-    ]
+        outcomes.append(
+            (
+                value,
+                run_eval(_with(base, parameter, value), folder, on_progress=progress, allow_no_frames=True),
+            )
+        )
+    table = []
+    for value, outcome in outcomes:
+        measure, summary = swept_accuracy(outcome.results)
+        table.append(
+            {"value": value, "folder": str(outcome.folder), "measure": measure,
+             **{k: summary[k] for k in ("n", "accuracy", "ci95")}}
+        )  # fmt: skip
     write_text_atomic(
         out / "sweep.json", json.dumps({"parameter": parameter, "runs": table}, indent=1) + "\n"
     )

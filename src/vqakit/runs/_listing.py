@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,6 +22,17 @@ class RunSummary:
     errors: int
     finished: int  # samples with a prediction
     updated: datetime  # when results.json (or config.yaml) was last written
+    frames: str | None = None  # the frame spec the model was sent (None: no video was sent)
+    results: dict = field(default_factory=dict, repr=False)  # results.json, for its headline
+
+
+def _frames_sent(run: RunFolder, settings: dict) -> str | None:
+    """The manifest's `frames_sent` (None for a method that sends no video); for runs made
+    before it was written, the protocol's frame spec."""
+    manifest = run.manifest
+    if "frames_sent" in manifest:
+        return manifest["frames_sent"]
+    return (settings.get("protocol") or {}).get("frames")
 
 
 def list_runs(root: str | Path) -> list[RunSummary]:
@@ -50,6 +61,8 @@ def list_runs(root: str | Path) -> list[RunSummary]:
                 errors=int((results.get("errors") or {}).get("n") or 0),
                 finished=sum(results.get("counts", {}).values()),
                 updated=datetime.fromtimestamp(stamp.stat().st_mtime, tz=UTC),
+                frames=_frames_sent(run, settings),
+                results=results,
             )
         )
     return sorted(found, key=lambda summary: summary.updated, reverse=True)

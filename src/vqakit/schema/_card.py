@@ -20,7 +20,8 @@ class Protocol(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     frames: NonEmpty = "uniform:16"  # frame sampling spec (vqakit.video.parse_sampling)
-    short_side: Int | None = Field(448, ge=16)  # resize frames so the short side has this many px
+    short_side: Int | None = Field(448, ge=16)  # shrink frames so the short side has at most this many px
+    upscale: bool = False  # also enlarge smaller frames to short_side (never by default)
     method: NonEmpty = "direct"  # how a sample becomes a prediction
     prompt: NonEmpty = "mcq"  # prompt template name
     scorer: NonEmpty = "accuracy"  # how predictions are scored

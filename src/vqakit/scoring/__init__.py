@@ -7,9 +7,17 @@ Benchmark systems plug in here with decorators: judges (`register_judge`), group
 
 from vqakit.schema import length_bucket, length_buckets
 from vqakit.scoring._audit import blind_agreement, option_biases
-from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply
+from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply, no_yes_no
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
 from vqakit.scoring._extract import Extraction, extract_choice
+from vqakit.scoring._headline import (
+    headline,
+    headline_of,
+    headline_short,
+    headline_text,
+    interval_text,
+    number_text,
+)
 from vqakit.scoring._hooks import (
     default_groups,
     diagnostics,
@@ -55,6 +63,11 @@ __all__ = [
     "format_options",
     "get_judge",
     "group_keys",
+    "headline",
+    "headline_of",
+    "headline_short",
+    "headline_text",
+    "interval_text",
     "judge_for_kind",
     "judge_reply",
     "judges",
@@ -63,6 +76,8 @@ __all__ = [
     "mcnemar_exact",
     "mean_summary",
     "model_reasoning",
+    "no_yes_no",
+    "number_text",
     "option_biases",
     "paired_bootstrap",
     "parse_yes_no",

@@ -4,6 +4,7 @@ raw reply."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vqakit.prompts import render_prompt
@@ -14,13 +15,44 @@ from vqakit.scoring._labels import format_options
 from vqakit.scoring._verdicts import parse_yes_no, yes_no_reason
 
 
-async def judge_reply(model: Any, prompt: str, sample_id: str) -> tuple[str | None, str | None]:
+async def judge_reply(
+    model: Any, prompt: str, sample_id: str, problem: Callable[[str], str | None] | None = None
+) -> tuple[str | None, str | None]:
     """(reply, error message) of one judge call. No token cap is set here: a judge's model is
-    run with its own generation settings (`--judge-arg`), so thinking judges have room."""
+    run with its own generation settings (`--judge-arg`), so thinking judges have room.
+
+    `problem(reply)` says why a reply cannot be read (no verdict, no score), None when it can:
+    such a reply is kept as `raw` with an `invalid_output` error, so the judgment is retried on
+    the next run, and it is never cached or served from the cache."""
     from vqakit.models import Message
 
-    completion = await model.complete([Message.user(prompt)], sample_id=sample_id)
-    return completion.text, completion.error.message if completion.error else None
+    def check(completion: Any) -> str | None:
+        return None if problem is None else problem(completion.text or "")
+
+    completion = await model.complete([Message.user(prompt)], sample_id=sample_id, check=check)
+    if completion.error is not None:
+        return completion.text, completion.error.message
+    why = check(completion)
+    return completion.text, None if why is None else f"invalid_output: {why}"
+
+
+def no_yes_no(reply: str) -> str | None:
+    """Why a judge's yes/no reply cannot be read (None when it starts with yes or no)."""
+    return None if parse_yes_no(reply) is not None else "the reply does not start with yes or no"
+
+
+def _no_letter(choices: int) -> Callable[[str], str | None]:
+    def problem(reply: str) -> str | None:
+        if reply.strip().upper().startswith("NONE"):
+            return None
+        read = extract_choice(reply, choices)
+        return (
+            None
+            if read.choice is not None and read.rule == "bare"
+            else "the reply is neither a letter nor NONE"
+        )
+
+    return problem
 
 
 @register_judge
@@ -44,7 +76,7 @@ class OpenAnswerJudge(Judge):
             reference=str(sample.answer),
             candidate=prediction.reply or "",
         )
-        raw, error = await judge_reply(model, prompt, sample.id)
+        raw, error = await judge_reply(model, prompt, sample.id, no_yes_no)
         if error:
             return {"raw": raw, "verdict": None, "reason": None, "error": error}
         return {"raw": raw, "verdict": parse_yes_no(raw), "reason": yes_no_reason(raw), "error": None}
@@ -74,7 +106,7 @@ class ChoiceExtractor(Judge):
             options=format_options(sample.choices),
             reply=prediction.reply or "",
         )
-        raw, error = await judge_reply(model, prompt, sample.id)
+        raw, error = await judge_reply(model, prompt, sample.id, _no_letter(len(sample.choices)))
         result = None if error else extract_choice(raw, len(sample.choices))
         choice = result.choice if result is not None and result.rule == "bare" else None
         return {"raw": raw, "choice": choice, "error": error}

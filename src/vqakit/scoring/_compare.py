@@ -1,6 +1,7 @@
 """Paired comparison of two runs over the same samples: is the difference real?
 
-For every group, only samples scored in both runs count. Reported: both accuracies, the
+MCQ and open-ended samples are compared apart (the headline definitions of `_headline`). For
+every group, only samples scored in both runs count. Reported: both accuracies, the
 difference B - A with a 95% paired bootstrap interval (samples resampled together), and the
 exact McNemar test on the discordant pairs (A right / B wrong against A wrong / B right).
 
@@ -132,8 +133,11 @@ def compare_runs(
     groups: tuple[str, ...] | None = None,
     diagnostics_by: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """Accuracy of both runs overall and per key of `groups` (default: the default groups), and
-    the registered diagnostics pooled and per key of `diagnostics_by` (default: `_diagnostic_groups`)."""
+    """Both runs' accuracy, one kind of sample at a time (`mcq`, `open_ended`: None where the
+    runs share no scored sample of that kind), overall where it is defined (the runs share
+    scored samples of one kind only; see `_headline`), and per key of `groups` (default: the
+    default groups) for each kind (`groups` for MCQ, `open_ended_groups`); and the registered
+    diagnostics pooled and per key of `diagnostics_by` (default: `_diagnostic_groups`)."""
     correct_a = {row["sample_id"]: row["correct"] for row in scores_a if row["correct"] is not None}
     correct_b = {row["sample_id"]: row["correct"] for row in scores_b if row["correct"] is not None}
     shared = [s for s in samples if s.id in correct_a and s.id in correct_b]
@@ -146,21 +150,27 @@ def compare_runs(
             np.array([float(correct_b[s.id]) for s in subset]),
         )
 
+    def by_group(subset: list[Sample]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for group in groups or default_groups():
+            buckets: dict[str, list[Sample]] = {}
+            for sample in subset:
+                for key in group_keys(sample, group):
+                    buckets.setdefault(key, []).append(sample)
+            if buckets:
+                found[group] = {key: _pair_summary(*arrays(part)) for key, part in sorted(buckets.items())}
+        return found
+
+    kinds = {"mcq": [s for s in shared if s.is_mcq], "open_ended": [s for s in shared if not s.is_mcq]}
     result: dict[str, Any] = {
-        "overall": _pair_summary(*arrays(shared)),
-        "groups": {},
-        "diagnostics": _diagnostics(scores_a, scores_b),
-        "diagnostics_by_group": _diagnostics_by_group(
-            samples, scores_a, scores_b, _diagnostic_groups() if diagnostics_by is None else diagnostics_by
-        ),
+        kind: _pair_summary(*arrays(subset)) if subset else None for kind, subset in kinds.items()
     }
-    for group in groups or default_groups():
-        buckets: dict[str, list[Sample]] = {}
-        for sample in shared:
-            for key in group_keys(sample, group):
-                buckets.setdefault(key, []).append(sample)
-        if buckets:
-            result["groups"][group] = {
-                key: _pair_summary(*arrays(subset)) for key, subset in sorted(buckets.items())
-            }
+    present = [kind for kind, subset in kinds.items() if subset]
+    result["overall"] = result[present[0]] if len(present) == 1 else None
+    result["groups"] = by_group(kinds["mcq"])
+    result["open_ended_groups"] = by_group(kinds["open_ended"])
+    result["diagnostics"] = _diagnostics(scores_a, scores_b)
+    result["diagnostics_by_group"] = _diagnostics_by_group(
+        samples, scores_a, scores_b, _diagnostic_groups() if diagnostics_by is None else diagnostics_by
+    )
     return result

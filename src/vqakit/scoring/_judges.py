@@ -37,6 +37,8 @@ class Judge:
     legacy_option: ClassVar[str | None] = None  # its config field / flag before judges were plug-ins
     legacy_kind: ClassVar[str | None] = None  # its record kind in judgments.jsonl before then
     show_raw: ClassVar[bool] = True  # a sample card shows its raw reply (off when a detail hook shows more)
+    scale: ClassVar[tuple[float, float]] = (0.0, 1.0)  # the range of the scores `headline` gives
+    grades: ClassVar[bool] = False  # its record scores the answer: a sample it graded is "graded"
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
         """Whether this judge grades the sample (it never sees failed or empty predictions)."""
@@ -64,6 +66,11 @@ class Judge:
     def summarise(self, samples: list[Sample], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Run-level metrics from the score rows (results.json[name]); None adds nothing."""
         return None
+
+    def headline(self, summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        """The run's headline scores this judge's summary gives, as (key, label, `{n, mean,
+        ci95}` on `scale`): shown first in the report, on the eval line and in `vqakit runs`."""
+        return []
 
 
 _JUDGES: dict[str, Judge] = {}

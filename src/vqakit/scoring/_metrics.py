@@ -5,9 +5,12 @@ choices when the rules abstained) equals the gold index; an abstention counts as
 samples are correct when a judge that decides correctness says so, and unscored without one.
 A sample whose method or model call failed is an error, never a score: it is left out of every
 accuracy and counted by kind beside it (`errors_as_wrong` gives the strict number, with failed
-MCQ samples counted as wrong). MCQ accuracy and judged open-ended accuracy are also reported
-apart. Judges and benchmark systems add their own per-sample fields and run-level metrics
-(`_judges`, `_hooks`).
+MCQ samples counted as wrong). A method step that failed while the sample was still answered
+(a score row's `step_failures`, e.g. the rewrite step of `rag`) is counted by step under
+`step_failures`. MCQ accuracy and judged open-ended accuracy are reported apart,
+each broken down by group on its own (`groups`, `open_ended_groups`); what the headline numbers
+and `overall` mean is in `_headline`. Judges and benchmark systems add their own per-sample
+fields and run-level metrics (`_judges`, `_hooks`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from vqakit.schema import NOT_APPLICABLE, Prediction, Sample
+from vqakit.scoring._headline import headline, overall_summary
 from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
 from vqakit.scoring._intervals import accuracy_summary
 from vqakit.scoring._judges import Judge, judge_for_kind, judges
@@ -66,6 +70,8 @@ def score_sample(
         row.update(_fields(sample, prediction, None))
         deciding = next(((j, r) for j, r in judged if j.decides == "correct"), None)
         if deciding is None:
+            if any(judge.grades and record.get("error") is None for judge, record in judged):
+                return {**row, "correct": None, "status": "graded"}  # scored (claims), not right/wrong
             return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
         judge, record = deciding
         verdict = judge.verdict(sample, record)
@@ -149,10 +155,15 @@ def summarise(
     by_id = {s.id: s for s in samples}
     scored = [row for row in scores if row["correct"] is not None]
     mcq = [row for row in scored if row["mcq"]]
+    open_ended = [row for row in scored if not row["mcq"]]
+    mcq_summary = accuracy_summary([float(row["correct"]) for row in mcq])
+    open_summary = accuracy_summary([float(row["correct"]) for row in open_ended])
+    pooled = accuracy_summary([float(row["correct"]) for row in scored])
+    breakdown = groups or default_groups()
     results: dict[str, Any] = {
-        "overall": accuracy_summary([float(row["correct"]) for row in scored]),
-        "mcq": accuracy_summary([float(row["correct"]) for row in mcq]),
-        "open_ended": accuracy_summary([float(row["correct"]) for row in scored if not row["mcq"]]),
+        "overall": overall_summary(mcq_summary, open_summary, pooled),
+        "mcq": mcq_summary,
+        "open_ended": open_summary,
         "errors": {
             "n": sum(1 for row in scores if "error" in row),
             "by_kind": dict(sorted(Counter(row["error"] for row in scores if "error" in row).items())),
@@ -160,8 +171,12 @@ def summarise(
         },
         "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
         "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
-        "groups": _group_buckets(by_id, scored, groups or default_groups(), extra_groups or {}, order or {}),
+        "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}),
+        "open_ended_groups": _group_buckets(by_id, open_ended, breakdown, extra_groups or {}, order or {}),
     }
+    failed_steps = Counter(step for row in scores for step in row.get("step_failures") or ())
+    if failed_steps:  # a method's steps that failed without failing the sample (e.g. rag's rewrite)
+        results["step_failures"] = dict(sorted(failed_steps.items()))
     for name, judge in judges().items():
         summary = judge.summarise(samples, scores)
         if summary is not None:
@@ -169,15 +184,18 @@ def summarise(
     for metric in metric_hooks():
         results.update(metric(samples, scores))
     hidden: dict[str, dict[str, int]] = {}
-    for group, buckets in list(results["groups"].items()):
-        kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
-        left_out = {key: summary["n"] for key, summary in buckets.items() if summary["n"] < min_group_size}
-        if left_out:
-            hidden[group] = left_out
-        if kept:
-            results["groups"][group] = kept
-        else:
-            del results["groups"][group]
+    for field, suffix in (("groups", ""), ("open_ended_groups", " (open-ended)")):
+        for group, buckets in list(results[field].items()):
+            kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
+            left_out = {
+                key: summary["n"] for key, summary in buckets.items() if summary["n"] < min_group_size
+            }
+            if left_out:
+                hidden[group + suffix] = left_out
+            if kept:
+                results[field][group] = kept
+            else:
+                del results[field][group]
     results["min_group_size"] = min_group_size
     results["hidden_groups"] = hidden  # rows with fewer than min_group_size samples: {group: {key: n}}
     results["letters"] = {
@@ -188,4 +206,5 @@ def summarise(
             )
         ),
     }
+    results["headline"] = headline(results)
     return results

@@ -12,7 +12,9 @@ from vqakit.schema import Protocol
 class System:
     name: str
     title: str
-    reference: str  # the paper or page the system implements
+    reference: str  # the title of the paper the system implements
+    link: str = ""  # where to read it (a public URL)
+    notes: str = ""  # the protocol facts vqakit relies on, in the repository (docs/protocols/<name>.md)
     protocol: Protocol = field(default_factory=Protocol)  # defaults of the benchmarks it makes
     methods: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()

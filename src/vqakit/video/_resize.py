@@ -10,13 +10,16 @@ from dataclasses import dataclass
 class Resize:
     """How to size frames: by short side, by a pixel budget, or both (the smaller wins).
 
-    `short_side` scales the frame so its shorter side has exactly that many pixels (up or
-    down); `max_pixels` only ever shrinks, keeping width x height at or under the budget.
-    The aspect ratio is kept; sides are rounded to whole pixels, at least 1.
+    `short_side` caps the shorter side at that many pixels: a larger frame is scaled down to it,
+    a smaller one is left as it is (enlarging adds bytes and no detail), unless `upscale` asks
+    for exactly that many pixels either way. `max_pixels` only ever shrinks, keeping width x
+    height at or under the budget. The aspect ratio is kept; sides are rounded to whole pixels,
+    at least 1.
     """
 
     short_side: int | None = None
     max_pixels: int | None = None
+    upscale: bool = False
 
     def __post_init__(self) -> None:
         if self.short_side is not None and self.short_side < 1:
@@ -28,6 +31,8 @@ class Resize:
         scale = 1.0
         if self.short_side is not None:
             scale = self.short_side / min(width, height)
+            if not self.upscale:
+                scale = min(scale, 1.0)
         if self.max_pixels is not None and width * height * scale * scale > self.max_pixels:
             # floor, not round, so that the budget holds
             scale = math.sqrt(self.max_pixels / (width * height))

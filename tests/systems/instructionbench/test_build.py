@@ -390,15 +390,13 @@ def test_evaluates_with_the_paper_protocol_and_reports(built, tmp_path, frames):
     # MCQ: 43 - 1 wrong - 1 wrong after extraction = 41 right; open-ended: 44 - 2 = 42 yes
     assert (results["mcq"]["n"], results["mcq"]["accuracy"]) == (43, pytest.approx(41 / 43))
     assert (results["open_ended"]["n"], results["open_ended"]["accuracy"]) == (44, pytest.approx(42 / 44))
-    groups = results["groups"]
-    sources = ("goalstep", "hirest", "keystep", "table", "youcook2")
-    assert sorted(groups["format_source"]) == [
-        f"{form} · {s}" for form in ("mcq", "open-ended") for s in sources
-    ]
-    assert groups["format_source"]["mcq · hirest"]["n"] == 5
-    assert groups["format_source"]["open-ended · hirest"]["n"] == 6
-    assert groups["format_category"]["mcq · Others(tool use)"]["n"] == 1
-    assert "Others(tool use)" in groups["category"]
+    groups, open_groups = results["groups"], results["open_ended_groups"]  # each kind on its own
+    sources = ["goalstep", "hirest", "keystep", "table", "youcook2"]
+    assert sorted(groups["source"]) == sorted(open_groups["source"]) == sources
+    assert groups["source"]["hirest"]["n"] == 5 and open_groups["source"]["hirest"]["n"] == 6
+    assert groups["category"]["Others(tool use)"]["n"] == 1
+    assert "Others(tool use)" in open_groups["category"]
+    assert results["overall"] is None  # MCQ and open-ended both scored: no overall
     judged = [json.loads(line) for line in (tmp_path / "run/judgments.jsonl").read_text().splitlines()]
     assert any(j.get("raw", "").startswith("No. Reason") for j in judged)  # the reason is kept
     assert (tmp_path / "run/report.html").is_file()

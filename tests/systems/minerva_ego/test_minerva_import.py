@@ -101,7 +101,7 @@ def test_imported_benchmark_evaluates(imported, tmp_path):
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    assert "on 4 MCQ samples" in result.stdout
+    assert "MCQ accuracy" in result.stdout and "on 4 samples" in result.stdout
 
 
 def test_imported_fixture_with_hints_rubric_and_recall(imported, tmp_path):
@@ -171,5 +171,12 @@ def test_imported_fixture_with_hints_rubric_and_recall(imported, tmp_path):
     assert results["object_recall"]["n"] == 4
     assert {"skills", "video_length"} <= set(results["groups"])
     page = (tmp_path / "run/report.html").read_text()
-    for words in ("Accuracy", "Reasoning rubric", "Object recall", "By skills", "By video_length"):
+    for words in (
+        "MCQ accuracy",
+        "rubric temporal grounding",
+        "Reasoning rubric",
+        "Object recall",
+        "By skills",
+        "By video_length",
+    ):
         assert words in page

@@ -135,7 +135,7 @@ class ScriptedJudge:
     def __init__(self):
         self.prompts = []
 
-    async def complete(self, messages, sample_id=None):
+    async def complete(self, messages, sample_id=None, **params):
         self.prompts.append(messages[0].parts[0].text)
         return SimpleNamespace(text=REPLY, error=None)
 

@@ -21,8 +21,9 @@ from vqakit.systems.movierecapsqa.settings import RecapsOptions, check_benchmark
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures/movierecapsqa"
 MEDIA = FIXTURE / "media"
 
-# the videos, told apart by their frames at a 448-pixel short side: (height, width)
-BIKES, WORLD, PEDESTRIANS = (448, 1054), (448, 796), (448, 597)
+# the videos, told apart by their frames under a 448-pixel short-side cap (smaller frames are not
+# enlarged): (height, width)
+BIKES, WORLD, PEDESTRIANS = (272, 640), (270, 480), (448, 597)
 WINDOWS = {  # (setting, sample prefix) -> (video, start, end)
     ("recap-segment", "cmpRecap001.1"): (BIKES, 0.0, 4.5),
     ("recap-segment", "cmpRecap001.2"): (BIKES, 4.5, 10.0),

@@ -528,7 +528,7 @@ def test_rerun_makes_no_model_calls(built, inputs):
 def test_a_failed_step_drops_its_segment_and_is_asked_again_on_rerun(inputs, tmp_path):
     world = [recap for recap in read_manifest(inputs / "manifest.csv") if recap.video_id == "worldRecap02"]
     broken = ScriptedModel("writer", broken=frozenset({"facts:worldRecap02.0"}))
-    with pytest.raises(InputError, match="no question survived the build"):
+    with pytest.raises(InputError, match=r"nothing was built: no question survived .*drops\.jsonl"):
         build_movierecapsqa(world, tmp_path / "out", llm=broken, config=CONFIG)
     assert broken.calls["facts:worldRecap02.0"] == 3  # the request and two repair turns
     reason = drops(tmp_path / "out")["worldRecap02.0"]
@@ -710,8 +710,11 @@ def test_label_command_asks_a_model_or_applies_a_labels_file(tmp_path):
     runner = CliRunner()
     bench = import_release(tmp_path / "bench")
     result = runner.invoke(label_command, [str(bench), "--llm", specs["labeller"]])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a question without labels is a failure, said so
     assert "labelled 7 questions (0 kept their labels, 1 unlabelled" in result.output
+    assert f"1 question(s) got no labels; the reasons are above and in {bench / 'labels/drops.jsonl'}" in (
+        " ".join(result.output.split())
+    )
     assert "unlabelled cmpRecap001.2.1: unknown modality" in result.output
     assert (bench / "samples.jsonl").read_text() == (tmp_path / "library/samples.jsonl").read_text()
     # a labels file (a build's tables/labels.json has this form) needs no model

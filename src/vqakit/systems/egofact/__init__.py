@@ -1,5 +1,5 @@
 """EgoFact: multi-hop multimodal RAG over egocentric clips and how-to passages
-(../shared/specs/egofact.md).
+(docs/protocols/egofact.md).
 
 Importing it registers: the retrieval methods `rag`, `rag+localize`, `rag+best-piece`,
 `rag+split` and `oracle-clip` (`rag`); the paper's other Table-3 baselines `graphrag` and
@@ -23,7 +23,9 @@ register_system(
     System(
         name="egofact",
         title="EgoFact: multi-hop multimodal RAG over egocentric video and how-to passages",
-        reference="papers/egofact.txt",
+        reference="EgoFact: A Benchmark for Multi-Hop Multi-Modal Retrieval-Augmented Generation",
+        link="https://openreview.net/forum?id=6WS1wfLmc6",
+        notes="docs/protocols/egofact.md",
         protocol=PROTOCOL,
         methods=(
             "rag",

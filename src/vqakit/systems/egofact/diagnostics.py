@@ -34,6 +34,7 @@ from vqakit.scoring import (
     LETTERS,
     Judge,
     judge_reply,
+    no_yes_no,
     parse_yes_no,
     register_diagnostic,
     register_group,
@@ -93,6 +94,8 @@ def retrieval_fields(sample: Sample, prediction: Prediction, choice: int | None)
     """The diagnostics of one prediction that need no model (see the module docstring)."""
     row: dict[str, Any] = {}
     trace = prediction.retrieval or {}
+    if trace.get("step_errors"):  # steps that failed while the sample was still answered
+        row["step_failures"] = sorted(trace["step_errors"])
     if sample.gold_clips and "clips" in trace:
         row["clip_hit"] = any(clip in trace["clips"] for clip in sample.gold_clips)
     if sample.gold_passages and "passages" in trace:
@@ -160,7 +163,7 @@ class SufficiencyJudge(Judge):
         assert found is not None, "the sufficiency judge needs a described gold clip"
         clip, caption = found
         prompt = render_prompt("sufficiency", question=sample.question, caption=caption)
-        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency")
+        raw, error = await judge_reply(model, prompt, f"{sample.id}:sufficiency", no_yes_no)
         return {"clip": clip, "raw": raw, "verdict": None if error else parse_yes_no(raw), "error": error}
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:

@@ -191,4 +191,5 @@ method(
     preflight=_preflight,
     describe=_describe,
     extras=("graphrag",),
+    uses_frames=False,
 )(run_graphrag)

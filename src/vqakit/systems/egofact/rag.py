@@ -58,7 +58,11 @@ def _clip_frames(context: MethodContext, clip: Any, start: float | None, end: fl
     from vqakit.schema import Uniform
     from vqakit.video import Resize, sample_frames
 
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    resize = (
+        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
+        if context.protocol.short_side
+        else None
+    )
     frames = sample_frames(
         context.root / clip.video.path, Uniform(context.options.caption_frames, start, end), resize=resize
     )
@@ -303,6 +307,7 @@ def _register(name: str, mode: Mode, summary: str) -> None:
         preflight=_preflight(name, mode),
         describe=_describe(mode),
         extras=("embed",),
+        uses_frames=False,  # each described clip's frames are its own (15 uniform), not --frames
     )(run)
 
 

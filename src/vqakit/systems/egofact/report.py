@@ -123,13 +123,16 @@ def _letters_section(results: dict[str, Any]) -> Section | None:
     scopes = _scopes(results, "letters_by_outcome")
     letters = sorted({letter for _, entry in scopes for counts in entry.values() for letter in counts})
     rows = [row for scope, entry in scopes for row in _letter_rows(scope, "", entry, letters)]
-    return _section(
-        "Chosen letters",
-        ["samples", "n", *letters],
-        rows,
-        "share of each chosen option letter among all samples answered and among those answered "
-        "correctly and wrongly",
+    counted = sum((results.get("letters_by_outcome") or {}).get("all", {}).values())
+    answered = (results.get("counts") or {}).get("answered", counted)
+    note = (
+        "share of each chosen option letter among the samples answered, and among those answered "
+        "correctly and wrongly"
     )
+    if rows and counted < answered:  # other benchmarks' questions in the run have no family
+        note += f"; over the {counted} of {answered} answered samples that have an EgoFact question family"
+        rows = [[f"{row[0]} (with a family)" if row[0] == "all" else row[0], *row[1:]] for row in rows]
+    return _section("Chosen letters", ["samples", "n", *letters], rows, note)
 
 
 def _statement_letters_section(results: dict[str, Any]) -> Section | None:

@@ -82,7 +82,11 @@ def _clip_frames(context: MethodContext, clip: Any, count: int) -> Any:
     from vqakit.schema import Uniform
     from vqakit.video import Resize, sample_frames
 
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    resize = (
+        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
+        if context.protocol.short_side
+        else None
+    )
     spec = Uniform(count, clip.video.start_s, clip.video.end_s)
     frames = sample_frames(context.root / clip.video.path, spec, resize=resize)
     return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
@@ -217,6 +221,11 @@ def _describe(options: VideoRagOptions, protocol: Protocol) -> str:
     return ", ".join(parts)
 
 
-method(NAME, needs_model=True, options=VideoRagOptions, preflight=_preflight, describe=_describe)(
-    run_videorag_jeong
-)
+method(
+    NAME,
+    needs_model=True,
+    options=VideoRagOptions,
+    preflight=_preflight,
+    describe=_describe,
+    uses_frames=False,  # its frames come from the retrieved clips (`--method-arg frames=`)
+)(run_videorag_jeong)

@@ -1,4 +1,4 @@
-"""Minerva-Ego: hand-written 5-option MCQ with grounded reasoning traces (../shared/specs/minerva_ego.md).
+"""Minerva-Ego: hand-written 5-option MCQ with grounded reasoning traces (docs/protocols/minerva_ego.md).
 
 Importing it registers: the `hints` method (spatio-temporal hints: marks drawn around tracked or
 detected objects, frames chosen where they are; `hints`), the MiRA rubric judge of reasoning
@@ -21,7 +21,9 @@ register_system(
     System(
         name="minerva_ego",
         title="Minerva-Ego: MCQ with grounded reasoning traces, rubric scoring, object recall and hints",
-        reference="papers/minerva_ego.txt",
+        reference="Minerva-Ego: Spatiotemporal Hints for Egocentric Video Understanding",
+        link="https://arxiv.org/abs/2605.15342",
+        notes="docs/protocols/minerva_ego.md",
         protocol=PROTOCOL,
         methods=("hints",),
         judges=("rubric",),

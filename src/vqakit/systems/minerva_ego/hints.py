@@ -117,7 +117,11 @@ def _frames(sample: Sample, context: MethodContext, spec: Any) -> tuple[list[np.
 
     from vqakit.video import Resize, sample_frames
 
-    resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
+    resize = (
+        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
+        if context.protocol.short_side
+        else None
+    )
     frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
     images = []
     for frame in frames:
@@ -137,7 +141,7 @@ def frame_parts(
     """Message parts for hinted frames: the marks drawn (drawing styles), and with `text` /
     `text1000` a line before each frame giving its time and the boxes in that frame's pixels
     (or 0-1000), after a sentence saying how to read them; otherwise frames with time labels."""
-    from vqakit.models import Frames, Image, Text, clock
+    from vqakit.models import Frames, Image, Text, frame_clocks
     from vqakit.prompts import render_prompt
     from vqakit.video import describe_marks, draw_marks
 
@@ -152,8 +156,8 @@ def frame_parts(
         parts.append(
             Text(render_prompt("hint_boxes_intro", normalised=normalised, width=size[0], height=size[1]))
         )
-    for image, time_s, objects in zip(drawn, times, described, strict=True):
-        parts += [Text(render_prompt("hint_boxes_frame", time=clock(time_s), objects=objects)), Image(image)]
+    for image, label, objects in zip(drawn, frame_clocks(times), described, strict=True):
+        parts += [Text(render_prompt("hint_boxes_frame", time=label, objects=objects)), Image(image)]
     return parts
 
 

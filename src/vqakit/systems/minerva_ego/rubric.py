@@ -65,6 +65,13 @@ def parse_rubric(reply: str | None) -> dict[str, int | None]:
     return scores
 
 
+def _unscored(reply: str) -> str | None:
+    """Why a rubric reply cannot be read: it scores none of the four criteria."""
+    if any(score is not None for score in parse_rubric(reply).values()):
+        return None
+    return "the reply scores none of the rubric's criteria"
+
+
 def judge_rationale(reply: str | None) -> str | None:
     """The judge's reasoning: its reply without the score lines, a `Scores:` heading or a
     leading `Reasoning:` label (None when nothing else is left)."""
@@ -86,6 +93,8 @@ class RubricJudge(Judge):
     name = "rubric"
     title = "Reasoning rubric (0-2)"
     summary_label = "criterion"
+    scale = (0.0, 2.0)
+    grades = True
     legacy_option = "rubric_judge"
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
@@ -104,7 +113,7 @@ class RubricJudge(Judge):
             reference=sample.reasoning or "",
             candidate=model_reasoning(prediction, source),
         )
-        raw, error = await judge_reply(model, prompt, sample.id)
+        raw, error = await judge_reply(model, prompt, sample.id, _unscored)
         return {
             "raw": raw,
             "scores": dict.fromkeys(CRITERIA) if error else parse_rubric(raw),
@@ -115,6 +124,11 @@ class RubricJudge(Judge):
 
     def fields(self, sample: Sample, record: dict[str, Any]) -> dict[str, Any]:
         return {"rubric": record["scores"]}
+
+    def headline(self, summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        return [
+            (f"rubric.{name}", f"rubric {name.replace('_', ' ')}", mean) for name, mean in summary.items()
+        ]
 
     def summarise(self, samples: list[Sample], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         graded = [row["rubric"] for row in rows if "rubric" in row]

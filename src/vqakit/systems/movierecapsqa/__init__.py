@@ -1,5 +1,5 @@
 """MovieRecapsQA: open-ended QA over movie recap videos and subtitles, recap-to-movie alignment,
-and claim-based factuality, relevance and coherence scoring (../shared/specs/movierecapsqa.md).
+and claim-based factuality, relevance and coherence scoring (docs/protocols/movierecapsqa.md).
 
 Importing it registers: the `movierecaps` method, whose options choose the paper's four settings
 and two input ablations (`settings`, what each sends in `inputs`); the `claims` judge and the
@@ -33,7 +33,9 @@ register_system(
     System(
         name="movierecapsqa",
         title="MovieRecapsQA: open-ended QA over recaps and subtitles, claim-based scoring",
-        reference="papers/movierecapsqa_supplement.txt",
+        reference="MovieRecapsQA: A Multimodal Open-Ended Video Question-Answering Benchmark",
+        link="https://arxiv.org/abs/2601.02536",
+        notes="docs/protocols/movierecapsqa.md",
         protocol=PROTOCOL,
         methods=("movierecaps", "imported"),
         judges=("claims", "factuality", "relevance", "coherence"),

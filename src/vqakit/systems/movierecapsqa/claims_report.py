@@ -67,7 +67,7 @@ def _means_section(results: dict[str, Any]) -> Section:
         if unscored:
             notes.append(f"{name}: {unscored['error']} judge error(s), not scored")
     columns = ["questions", "n", "factuality", "relevance", "coherence", "aggregate"]
-    return Section("Claim-based scores (0-5)", Table(columns, rows), "; ".join(notes))
+    return Section("Claim-based scores (0-5)", Table(columns, rows), "; ".join(notes), lead=True)
 
 
 def _labels_section(results: dict[str, Any]) -> Section | None:

@@ -1,5 +1,5 @@
 """What the claim judges check an answer against: the segment's atomic facts and the dialogue of
-the aligned movie segment (../shared/specs/movierecapsqa.md, "Scoring"), as `importer.py` keeps
+the aligned movie segment (docs/protocols/movierecapsqa.md, "Scoring"), as `importer.py` keeps
 them in a sample:
 
 - `metadata.segment_facts`: every fact of the recap segment (factuality checks against these);

@@ -126,7 +126,7 @@ def setting_frames(ref: VideoRef, root: Path, protocol: Protocol) -> tuple[Frame
         spec = Timestamps(tuple(offset + t for t in spec.times_s))
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
-    resize = Resize(short_side=protocol.short_side) if protocol.short_side else None
+    resize = Resize(short_side=protocol.short_side, upscale=protocol.upscale) if protocol.short_side else None
     frames = sample_frames(root / ref.path, spec, resize=resize)
     times = [frame.time_s for frame in frames]
     return Frames(tuple(f.image for f in frames), tuple(max(0.0, t - offset) for t in times)), times

@@ -1,5 +1,5 @@
 """The claim judges of MovieRecapsQA: factuality, relevance and coherence, each 0-5, each
-labelling every claim of the shared `claims` record (../shared/specs/movierecapsqa.md, "Scoring").
+labelling every claim of the shared `claims` record (docs/protocols/movierecapsqa.md, "Scoring").
 
 - factuality: supported / partially supported / unsupported / contradictory / not checkable,
   against the segment's facts (all of them: a claim another fact of the segment backs is not
@@ -35,7 +35,7 @@ from vqakit.schema import Prediction, Sample
 from vqakit.scoring import Judge, register_judge
 from vqakit.systems.movierecapsqa.claims import CLAIMS, ask_json, shared_claims
 from vqakit.systems.movierecapsqa.evidence import dialogue, question_facts, segment_facts
-from vqakit.systems.movierecapsqa.summary import score_summary
+from vqakit.systems.movierecapsqa.summary import SCALE, score_summary
 from vqakit.systems.movierecapsqa.verdicts import spellings, verdicts_for
 
 SCORED = "scored"
@@ -45,6 +45,8 @@ class ClaimJudge(Judge):
     """A judge that labels each shared claim and gives a 0-5 score (subclasses set the scale)."""
 
     needs = (CLAIMS,)
+    scale = SCALE
+    grades = True
     show_raw = False  # the card shows each claim with its labels (`claims_report.claims_detail`)
     prompt: ClassVar[str]
     labels: ClassVar[dict[str, tuple[str, ...]]]  # canonical label -> other spellings accepted
@@ -128,6 +130,9 @@ class ClaimJudge(Judge):
 
     def summarise(self, samples: list[Sample], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         return score_summary(self.name, samples, rows, list(self.labels))
+
+    def headline(self, summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(self.name, self.name, summary["overall"])]
 
 
 @register_judge

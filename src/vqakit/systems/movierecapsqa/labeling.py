@@ -129,6 +129,7 @@ class LabelOutcome:
     text_only: int  # segments labelled without a scene description (no VLM, or no video)
     reused_calls: int
     labels_file: Path
+    drops_file: Path | None = None  # every unlabelled question with its reason
 
 
 def label_benchmark(
@@ -200,7 +201,9 @@ def label_benchmark(
     apply_labels(folder, new)
     write_stage_report(work, "MovieRecapsQA labels", log, journal.reused)
     kept = len(ours) - len(todo)
-    return LabelOutcome(folder, len(new), kept, unlabelled, text_only, journal.reused, labels_file)
+    return LabelOutcome(
+        folder, len(new), kept, unlabelled, text_only, journal.reused, labels_file, log.drops.path
+    )
 
 
 def label_benchmark_from_specs(

@@ -67,7 +67,7 @@ def _answers(context: MethodContext) -> dict[str, dict[str, Any]]:
     return context.shared[METHOD]
 
 
-@method(METHOD, needs_model=False, options=ImportedOptions, describe=_describe)
+@method(METHOD, needs_model=False, options=ImportedOptions, describe=_describe, uses_frames=False)
 async def imported(sample: Sample, context: MethodContext) -> Prediction:
     """Published answers read from a file (see `vqakit import movierecapsqa-answers`)."""
     options: ImportedOptions = context.options

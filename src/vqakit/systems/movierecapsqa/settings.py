@@ -120,7 +120,14 @@ def _gather(sample: Sample, context: MethodContext, options: RecapsOptions) -> t
     return parts, times, text
 
 
-@method(NAME, needs_model=True, options=RecapsOptions, preflight=check_benchmark, describe=describe)
+@method(
+    NAME,
+    needs_model=True,
+    options=RecapsOptions,
+    preflight=check_benchmark,
+    describe=describe,
+    uses_frames=lambda options: options.inputs != "dialogue",
+)
 async def movierecaps(sample: Sample, context: MethodContext) -> Prediction:
     """MovieRecapsQA: a recap or movie segment, or a whole recap or movie, with the movie dialogue."""
     from vqakit.models import Message

@@ -1,5 +1,5 @@
 """`vqakit build egofact`: EgoFact-style multi-hop QA from egocentric videos, event annotations and
-how-to passages (the nine construction steps of ../specs/egofact.md), built with the shared kit
+how-to passages (the nine construction steps of docs/protocols/egofact.md), built with the shared kit
 of `vqakit.builders`.
 
 1  windows       cut each video into full `window_s` windows; a screenshot every 3 s, each

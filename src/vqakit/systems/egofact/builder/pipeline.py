@@ -15,6 +15,7 @@ from vqakit.builders import (
     Stage,
     StageLog,
     list_videos,
+    nothing_built,
     prepare_media,
     write_benchmark_folder,
     write_stage_report,
@@ -220,6 +221,8 @@ def build_egofact(
     windows = builder.kept_windows
     used_passages = sorted({pair["passage"] for q in queries for pair in q.pairs})
     write_stage_report(out / "build", REPORT_TITLE, builder.log, builder.journal.reused)
+    if not queries:
+        raise nothing_built(builder.log)
     write_benchmark_folder(
         out,
         card=_card(config, len(builder.videos), len(queries), len(windows), len(used_passages)),

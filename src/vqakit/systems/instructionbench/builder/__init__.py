@@ -1,5 +1,5 @@
 """`vqakit build instructionbench`: open-ended and five-option questions from step-annotated
-instructional videos (../shared/specs/instructionbench.md), built with the shared kit of
+instructional videos (docs/protocols/instructionbench.md), built with the shared kit of
 `vqakit.builders`.
 
 1  import       annotation files (YouCook2, HiREST, Ego4D Goal-Step, Ego-Exo4D keysteps, or the

@@ -17,6 +17,7 @@ from vqakit.builders import (
     Stage,
     StageLog,
     list_videos,
+    nothing_built,
     prepare_media,
     write_benchmark_folder,
     write_stage_report,
@@ -144,6 +145,8 @@ def build_instructionbench(
     asyncio.run(run_and_close())
     clips, questions, with_options = builder.clips, builder.questions, builder.with_options
     write_stage_report(out / "build", REPORT_TITLE, builder.log, builder.journal.reused)
+    if not questions:
+        raise nothing_built(builder.log)
     benchmark = write_benchmark_folder(
         out,
         card=output.card(config, questions, with_options, clips),

@@ -1,5 +1,5 @@
 """`vqakit build movierecapsqa`: MovieRecapsQA-style open-ended questions from recap videos and
-their transcripts (../shared/specs/movierecapsqa.md), built with the shared kit of
+their transcripts (docs/protocols/movierecapsqa.md), built with the shared kit of
 `vqakit.builders`.
 
 Inputs: a recap video and its transcript (SRT or WebVTT), optionally the movie and the movie's

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vqakit.builders import BuildJournal, InputError, ModelSteps, Stage, StageLog, write_stage_report
+from vqakit.builders import (
+    BuildJournal,
+    InputError,
+    ModelSteps,
+    Stage,
+    StageLog,
+    nothing_built,
+    write_stage_report,
+)
 from vqakit.files import refuse_links, write_text_atomic
 from vqakit.systems.movierecapsqa.builder.alignment import align_segments
 from vqakit.systems.movierecapsqa.builder.context import QA, BuildContext, RecapInput, RecapsBuildConfig
@@ -124,7 +132,7 @@ def build_movierecapsqa(
     folder = out / "build"
     if not questions:
         write_stage_report(folder, REPORT_TITLE, log, builder.journal.reused)
-        raise InputError(f"no question survived the build; see {folder / 'report.md'} and drops.jsonl")
+        raise nothing_built(log)
     tables, imported = write_output(out, questions, config)
     for problem in imported.problems:
         log.note(f"import: {problem}")
