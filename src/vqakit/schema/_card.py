@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -26,6 +27,8 @@ class Protocol(BaseModel):
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
     min_group_size: Int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
+    # people answering in `vqakit studio` may watch the sample's video window, not only the frames
+    human_video: bool = False
 
     @field_validator("frames")
     @classmethod
@@ -44,6 +47,24 @@ class Source(BaseModel):
     license: NonEmpty
 
 
+class ReviewRecord(BaseModel):
+    """How a reviewed version was made from its source (`vqakit review apply`); every drop and
+    edit, with who made it and why, is listed in the file `changes` beside the card."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: NonEmpty  # "name version", the version the decisions were made on
+    source_hash: NonEmpty  # its content hash (`vqakit.runner.benchmark_hash`)
+    policy: Literal["all", "any", "majority"]
+    reviewers: list[NonEmpty]
+    reviewed: Int = Field(ge=0)  # samples with at least one decision
+    kept: Int = Field(ge=0)  # samples of this version (edited ones included)
+    edited: Int = Field(ge=0)
+    dropped: Int = Field(ge=0)
+    changes: NonEmpty = "changes.md"
+    date: NonEmpty  # ISO 8601
+
+
 class BenchmarkCard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -56,6 +77,7 @@ class BenchmarkCard(BaseModel):
     protocol: Protocol = Protocol()
     sources: list[Source] = []  # attribution of shipped media / passages
     fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys
+    review: ReviewRecord | None = None  # set on a version written by `vqakit review apply`
 
     @field_validator("name")
     @classmethod
