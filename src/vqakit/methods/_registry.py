@@ -43,6 +43,8 @@ class Method:
     describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
     summary: str = ""  # one line for listings
     extras: tuple[str, ...] = ()  # pip extras it needs (vqakit.extras), checked before a run
+    # a method whose answers come from a person: who, from its options (manifest.json `participant`)
+    person: Callable[[Any], str | None] | None = None
 
     def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
         """The method's options from `values` (strings from the command line are converted);
@@ -75,6 +77,9 @@ class Method:
             self.preflight(benchmark, options)
         return options
 
+    def participant(self, options: BaseModel) -> str | None:
+        return self.person(options) if self.person is not None else None
+
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
             return self.describe(options, protocol)
@@ -106,12 +111,13 @@ def method(
     preflight: Callable[[Benchmark, Any], None] | None = None,
     describe: Callable[[Any, Protocol], str] | None = None,
     extras: tuple[str, ...] = (),
+    person: Callable[[Any], str | None] | None = None,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several)."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras)
+        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras, person)
         return fn
 
     return register
