@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from vqakit.report._human_rows import human_rows
 from vqakit.runs import RunFolder
 
 COLUMNS = ("run", "method", "model", "group", "key", "n", "accuracy", "ci95_low", "ci95_high", "errors")
@@ -89,11 +90,12 @@ def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: s
 
 
 def comparison_rows(
-    folders: list[str | Path], by: str, first: list[str] | None = None
+    folders: list[str | Path], by: str, first: list[str] | None = None, *, each_person: bool = False
 ) -> tuple[list[str], list[list[Any]]]:
     """Several runs as one table, like a paper's: a row per run (named by its method and model),
     a column per key of group `by` (the keys `first` in that order, then the others in the order
     they first appear), overall last; cells are accuracies (None where a run has no such key).
+    Runs of people's answers (`vqakit studio`) come last as "Human" rows (`human_rows`).
     A key of `first` that no run has is a ValueError naming the keys there are."""
     runs = [RunFolder(folder) for folder in folders]
     found: list[str] = []
@@ -105,13 +107,16 @@ def comparison_rows(
     if unknown and found:
         raise ValueError(f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(found)}")
     keys = [*(first or []), *(key for key in found if key not in (first or []))] if found else []
-    labels = _run_labels(runs)
-    rows = []
-    for label, run in zip(labels, runs, strict=True):
+
+    def cells(run: RunFolder) -> list[Any]:
         results = run.results
         buckets = (results.get("groups") or {}).get(by, {})
         overall = results.get("mcq") or results.get("overall") or {}
-        rows.append([label, *(buckets.get(key, {}).get("accuracy") for key in keys), overall.get("accuracy")])
+        return [*(buckets.get(key, {}).get("accuracy") for key in keys), overall.get("accuracy")]
+
+    models = [run for run in runs if run.participant is None]
+    rows = [[label, *cells(run)] for label, run in zip(_run_labels(models), models, strict=True)]
+    rows += human_rows([run for run in runs if run.participant is not None], cells, each=each_person)
     return ["run", *keys, "overall"], rows
 
 
