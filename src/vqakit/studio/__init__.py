@@ -21,7 +21,7 @@ from vqakit.studio._apply import POLICIES, ApplyOutcome, apply_review
 from vqakit.studio._jsonlog import RequestLog
 from vqakit.studio._people import Person, check_person
 from vqakit.studio._review import DROP_REASONS, EDITABLE, Decision, ReviewStore, review_folder
-from vqakit.studio._serve import serve
+from vqakit.studio._serve import Background, serve, serve_in_background
 from vqakit.studio._studio import Studio, StudioSettings
 from vqakit.studio._workspace import StudioError
 
@@ -31,6 +31,7 @@ __all__ = [
     "POLICIES",
     "Agreement",
     "ApplyOutcome",
+    "Background",
     "Decision",
     "ParticipantRun",
     "Person",
@@ -48,4 +49,5 @@ __all__ = [
     "review_progress",
     "review_summary",
     "serve",
+    "serve_in_background",
 ]

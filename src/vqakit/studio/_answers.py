@@ -11,6 +11,7 @@ final. When the last sample is answered the run is scored (`vqakit.runner.score_
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import threading
 from dataclasses import dataclass, field
@@ -193,5 +194,6 @@ class ParticipantRun:
             score_run(self.folder)
         except Exception as error:  # shown on the page and the console; the answers are safe
             self.scoring = f"failed: {type(error).__name__}: {error}"
+            logging.getLogger("vqakit.studio").warning("scoring %s: %s", self.folder, self.scoring)
         else:
             self.scoring = "done"

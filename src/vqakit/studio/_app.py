@@ -42,7 +42,7 @@ async def home(request: Request) -> Response:
                 entry["summary"] = summary
                 entry["people"] = [[p.person, p.reviewed, p.keep, p.drop, p.edit] for p in summary.people]
                 entry["agreement"] = [
-                    [a.method, ", ".join(a.people), a.n, _number(a.kappa), _number(a.observed)]
+                    [", ".join(a.people), a.method, a.n, _number(a.kappa), _number(a.observed)]
                     for a in summary.agreement
                 ]
             found.append(entry)

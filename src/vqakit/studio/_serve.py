@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from vqakit.studio._app import create_app
 from vqakit.studio._people import Person
@@ -44,3 +48,45 @@ def serve(
         app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=3
     )
     uvicorn.Server(config).run(sockets=[sock])
+
+
+@dataclass
+class Background:
+    """A studio served from a thread of this process (`serve_in_background`)."""
+
+    url: str
+    port: int
+    studio: Studio
+    server: Any
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def serve_in_background(settings: StudioSettings, *, timeout_s: float = 20) -> Background:
+    """Serve a studio on a loopback address from a thread (for notebooks, tests and the
+    benchmarks): returns once it accepts requests; `stop()` ends it."""
+    import uvicorn
+
+    studio = Studio(settings)
+    if not studio.loopback:
+        raise ValueError("serve_in_background serves on a loopback address only")
+    sock = _listen(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    settings.port = port
+    studio.allowed_hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    config = uvicorn.Config(create_app(studio), log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="vqakit-studio", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise RuntimeError("the studio did not start")
+        time.sleep(0.01)
+    return Background(f"http://127.0.0.1:{port}", port, studio, server, thread)

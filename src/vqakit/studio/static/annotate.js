@@ -371,8 +371,11 @@
     );
   }
 
+  let checks = 0;
+
   async function check() {
     readForm();
+    const number = ++checks;
     const response = await fetch("/api/annotate-check?bench=" + encodeURIComponent(bench()), {
       method: "POST",
       credentials: "same-origin",
@@ -380,6 +383,7 @@
       body: JSON.stringify(sample()),
     });
     const result = await response.json();
+    if (number !== checks) return result; // a newer draft is being checked
     list("problems", result.problems || []);
     list("warnings", result.warnings || []);
     $("check-status").textContent = result.ok ? "valid" + ((result.warnings || []).length ? ", with warnings" : "") : "not valid yet";

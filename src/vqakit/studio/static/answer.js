@@ -1,7 +1,8 @@
 /* vqakit studio, answer mode: one blind question at a time, timed.
  *
  * The clock starts when what the protocol shows is on screen (every frame loaded, or the
- * video's first frame) and stops when the answer is sent. The answer goes to
+ * video's first frame) and stops when the answer is sent. An answer a closed or reloaded page
+ * could not confirm is sent before the next question is shown. The answer goes to
  * POST /api/answer/{id} (studio.post: CSRF header, request id, kept and resent until the server
  * has it), then the next question is loaded. Closing the tab loses nothing that was sent: the
  * next visit starts at the first question not yet answered.
@@ -135,5 +136,10 @@
       document.querySelectorAll("img.big").forEach((img) => img.classList.remove("big"));
     }
   });
-  document.addEventListener("DOMContentLoaded", setup);
+  document.addEventListener("DOMContentLoaded", async () => {
+    // an answer an earlier page could not confirm is sent first; then the question is current
+    const resent = await window.studio.ready;
+    if (resent) await next();
+    else setup();
+  });
 })();

@@ -99,7 +99,9 @@
       root.dataset.firstFrame = String(now);
       draw();
     }
-    if ("requestVideoFrameCallback" in video) {
+    if (video.readyState >= 2) {
+      firstFrame(performance.now()); // shown before the player was set up
+    } else if ("requestVideoFrameCallback" in video) {
       video.requestVideoFrameCallback((now) => firstFrame(now));
     } else {
       video.addEventListener("loadeddata", () => firstFrame(performance.now()), { once: true });
@@ -152,6 +154,6 @@
     }
   });
   document.addEventListener("DOMContentLoaded", setupAll);
-  document.addEventListener("htmx:afterSettle", setupAll);
+  document.addEventListener("htmx:afterSwap", setupAll); // before the new video can show a frame
   window.studioPlayer = { setup: setup, current: current, boxAt: boxAt, geometry: geometry };
 })();

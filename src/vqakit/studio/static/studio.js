@@ -82,9 +82,11 @@
   }
 
   async function resendPending() {
-    for (const item of pending()) {
+    const left = pending();
+    for (const item of left) {
       await send(item.url, item.body);
     }
+    return left.length;
   }
 
   let toast = null;
@@ -119,8 +121,13 @@
     return ["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (event.target && event.target.isContentEditable);
   }
 
-  window.studio = { post, requestId, csrf, timings, flash, status, clock, typing, resendPending };
-  document.addEventListener("DOMContentLoaded", () => {
-    resendPending();
+  // `ready` resolves (with how many were sent again) once what an earlier page left is sent
+  let resolveReady;
+  const ready = new Promise((resolve) => (resolveReady = resolve));
+  window.studio = { post, requestId, csrf, timings, flash, status, clock, typing, ready };
+  document.addEventListener("DOMContentLoaded", async () => {
+    const resent = await resendPending();
+    if (resent) status("");
+    resolveReady(resent);
   });
 })();
