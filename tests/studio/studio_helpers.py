@@ -4,11 +4,8 @@ Chromium as Playwright launches it, logging in, screenshots."""
 from __future__ import annotations
 
 import os
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = os.environ.get("VQAKIT_CHROMIUM", "/usr/bin/chromium")
@@ -23,40 +20,17 @@ CHROMIUM_ARGS = [
 DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images" / "studio"
 
 
-@dataclass
-class Running:
-    url: str
-    port: int
-    studio: object
-
-
 @contextmanager
-def running_studio(settings) -> Iterator[Running]:
+def running_studio(settings) -> Iterator:
     """A studio served on 127.0.0.1 (a free port) in a thread, stopped on exit."""
-    import uvicorn
+    from vqakit.studio import serve_in_background
 
-    from vqakit.studio import Studio, create_app
-    from vqakit.studio._serve import _listen
-
-    sock = _listen("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    settings.port = port
-    studio = Studio(settings)
-    studio.allowed_hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(studio), log_level="warning", access_log=False, lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
+    settings.port = 0
+    running = serve_in_background(settings)
     try:
-        yield Running(f"http://127.0.0.1:{port}", port, studio)
+        yield running
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+        running.stop()
 
 
 def off_the_loop(function, *args, **kwargs):
@@ -78,10 +52,19 @@ def log_in(page, url: str, person: str) -> None:
 
 def screenshot(page, folder: Path, name: str, width: int = 1000) -> Path:
     """A screenshot of the page, checked to show something, scaled to `width` (small PNGs)."""
+    import time
+
     from PIL import Image
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
+    settled = """() => Array.from(document.images).every((image) => image.complete)
+        && Array.from(document.querySelectorAll('video')).every((v) => !v.seeking && v.readyState >= 2)"""
+    deadline = time.monotonic() + 15
+    while not page.evaluate(settled):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{name}: images or videos still loading")
+        time.sleep(0.05)
     page.screenshot(path=str(path))
     image = Image.open(path).convert("RGB")
     assert len(set(image.resize((64, 64)).get_flattened_data())) > 20, f"{path} is nearly blank"

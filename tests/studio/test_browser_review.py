@@ -89,9 +89,9 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         assert "blind: passed (differs from the reference)" in evidence
         assert "A wooden spoon is used for alpha." in evidence  # the reference answer
         alice.wait_for_selector(".frames img")
+        screenshot(alice, screenshots, "review")
         alice.click("button.seek[data-t='9.0']")
         assert alice.evaluate("window.studioPlayer.current().video.currentTime") == pytest.approx(9.0)
-        screenshot(alice, screenshots, "review")
         # two people decide at the same time, with the keyboard
         review(
             alice,
@@ -104,6 +104,7 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         review(bob, {KEEP: ("keep",), DROP: ("drop", "wrong-gold", "it is a ladle"), EDIT: ("keep",)})
         open_sample(bob, "hr_plane:fine:q1:mcq")
         bob.keyboard.press("d")
+        bob.wait_for_selector(".frames img")
         screenshot(bob, screenshots, "review-drop")
         bob.keyboard.press("Escape")
         alice.check("input[name=unreviewed]")
@@ -111,6 +112,7 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         alice_log = wait_lines(bench / "review/alice.jsonl", 3)
         bob_log = wait_lines(bench / "review/bob.jsonl", 3)
         alice.goto(studio.url + "/")
+        alice.set_viewport_size({"width": 1000, "height": 380})
         screenshot(alice, screenshots, "home")
         assert "Cohen" in alice.inner_text("main")
         assert not errors
@@ -157,7 +159,7 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
     assert (results["mcq"]["n"], results["mcq"]["accuracy"]) == (8, 1.0)
 
 
-def test_tracks_are_drawn_over_the_video_and_trace_times_seek(tmp_path, browser):
+def test_tracks_are_drawn_over_the_video_and_trace_times_seek(tmp_path, browser, screenshots):
     with running_studio(StudioSettings(folders=["sample"], review_dir=tmp_path / "review")) as studio:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         log_in(page, studio.url, "alice")
@@ -191,6 +193,7 @@ def test_tracks_are_drawn_over_the_video_and_trace_times_seek(tmp_path, browser)
         page.wait_for_timeout(300)
         assert page.evaluate("window.studioPlayer.current().video.currentTime") == pytest.approx(2.0)
         assert drawn(bar) > 0
+        screenshot(page, screenshots, "review-trace")
         page.click("ol.trace button.seek:text('00:00')")
         page.wait_for_timeout(300)
         assert drawn(bar) == 0
