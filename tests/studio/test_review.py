@@ -223,3 +223,23 @@ def test_review_commands_print_progress_agreement_and_apply(tmp_path, store):
         ],
     )
     assert again.exit_code == 1 and "not empty" in again.output
+
+
+def test_runs_opened_beside_a_benchmark_show_their_answers_and_filter_the_queue(tmp_path):
+    from starlette.testclient import TestClient
+
+    from vqakit.runner import EvalConfig, run_eval
+    from vqakit.runs import RunFolder
+    from vqakit.studio import Studio, StudioSettings, create_app
+
+    run = run_eval(EvalConfig(bench="sample", method="random", limit=10), tmp_path / "random").folder
+    wrong = {sid for sid, row in RunFolder(run).scores().items() if row["correct"] is False}
+    studio = Studio(StudioSettings(folders=[str(run)], review_dir=tmp_path / "review"))
+    web = TestClient(create_app(studio), base_url="http://127.0.0.1:8765")
+    csrf = web.get("/api/session").json()["csrf"]
+    web.post("/api/session", json={"person": "alice"}, headers={"x-csrf-token": csrf})
+    queue = web.get("/api/queue", params={"wrong": "random"}).json()
+    assert {item["id"] for item in queue["items"]} == wrong and queue["facets"]["wrong"] == ["random"]
+    shown = web.get(f"/api/sample/{sorted(wrong)[0]}").json()
+    assert shown["runs"][0]["run"] == "random" and shown["runs"][0]["status"] == "answered"
+    assert shown["wrong_in"] == ["random"]

@@ -181,3 +181,67 @@ def test_dot_segments_sent_raw_over_the_socket_are_refused(tmp_path):
         )
         response = connection.getresponse()
         assert response.status == 206 and len(response.read()) == 10
+
+
+def test_the_command_refuses_what_it_cannot_serve_before_listening(tmp_path):
+    from click.testing import CliRunner
+
+    from vqakit.cli import main
+
+    runner = CliRunner()
+    for args, message in (
+        (["sample", "--host", "0.0.0.0"], "name the people who may use it"),
+        ([str(tmp_path / "nowhere")], "not a benchmark, a run or a folder of videos"),
+        (["sample", "--answer-view", "video"], "does not allow people to watch the video"),
+        (["sample", "--judge", "open=bogus:spec"], "unknown model backend 'bogus'"),
+        (["sample", "--person", "../alice"], "person name '../alice'"),
+    ):
+        result = runner.invoke(main, ["studio", *args])
+        assert result.exit_code != 0 and message in result.output, (args, result.output)
+
+
+def test_participants_watch_the_video_window_only_where_the_card_allows_it(tmp_path):
+    root = tmp_path / "bench"
+    shutil.copytree(SAMPLE, root)
+    card = (root / "benchmark.yaml").read_text()
+    (root / "benchmark.yaml").write_text(
+        card.replace("  subtitles: true\n", "  subtitles: true\n  human_video: true\n")
+    )
+    settings = StudioSettings(
+        folders=[str(root)],
+        people=[Person("p01", "participant")],
+        answer_view="video",
+        runs=tmp_path / "runs",
+        order="benchmark",
+    )
+    web, studio = client(settings)
+    participant = {"authorization": f"Bearer {studio.signer.token('p01', 'participant')}"}
+    shown = web.get("/api/next?bench=bench", headers=participant).json()
+    assert shown["view"] == "video" and shown["frames_s"] == []
+    assert shown["sample"]["video"]["url"] == "/media/bench/media/pedestrians.mp4"
+    assert web.get("/media/bench/media/pedestrians.mp4", headers=participant).status_code == 200
+    csrf = web.get("/api/session", headers=participant).json()["csrf"]
+    answered = web.post(
+        "/api/answer/ped-viewpoint?bench=bench",
+        json={"choice": 0, "elapsed_s": 2.5, "request_id": "video-00001"},
+        headers={**participant, "x-csrf-token": csrf},
+    )
+    assert answered.status_code == 201 and set(answered.json()["answer"]) == {
+        "request_id",
+        "sample_id",
+        "elapsed_s",
+        "answered_at",
+    }  # nothing about being right
+    config = (tmp_path / "runs/sample-human-p01/config.yaml").read_text()
+    assert "view: video" in config
+
+
+def test_a_token_links_redirect_never_leaves_the_studio(tmp_path):
+    settings = StudioSettings(folders=["sample"], people=[Person("alice")], review_dir=tmp_path / "r")
+    with running_studio(settings) as running:
+        token = running.studio.signer.token("alice", "reviewer")
+        connection = http.client.HTTPConnection("127.0.0.1", running.port, timeout=10)
+        connection.request("GET", f"//evil.example/?token={token}")
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 303 and response.getheader("location") == "/evil.example/"

@@ -132,6 +132,8 @@ def studio(
 
     try:
         serve(studio_settings, on_ready=ready)
+    except KeyboardInterrupt:
+        click.echo("vqakit studio stopped")
     except (StudioError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     except OSError as error:

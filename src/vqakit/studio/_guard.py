@@ -106,7 +106,8 @@ class Guard:
                 identity, set_cookie = signer.fresh(person.name, person.role), True
                 if request.method == "GET" and not api:  # drop the token from the address bar
                     query = urlencode([(k, v) for k, v in parse_qsl(request.url.query) if k != "token"])
-                    response = RedirectResponse(path + (f"?{query}" if query else ""), 303)
+                    local = "/" + path.lstrip("/\\")  # never `//host`: the redirect stays on the studio
+                    response = RedirectResponse(local + (f"?{query}" if query else ""), 303)
                     response.set_cookie(**_cookie_args(cookie_name(studio), signer.cookie(identity)))
                     return response
         else:

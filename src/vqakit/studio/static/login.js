@@ -9,8 +9,8 @@
       const person = form.elements.person.value.trim();
       const result = await window.studio.post("/api/session", { person: person });
       if (result.ok) {
-        const next = form.dataset.next || "/";
-        location.assign(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+        const next = new URL(form.dataset.next || "/", location.origin);
+        location.assign(next.origin === location.origin ? next.pathname + next.search : "/");
       } else {
         document.getElementById("login-error").textContent = result.data.error || "could not log in";
       }
