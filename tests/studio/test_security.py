@@ -205,7 +205,7 @@ def test_participants_watch_the_video_window_only_where_the_card_allows_it(tmp_p
     shutil.copytree(SAMPLE, root)
     card = (root / "benchmark.yaml").read_text()
     (root / "benchmark.yaml").write_text(
-        card.replace("  subtitles: true\n", "  subtitles: true\n  human_video: true\n")
+        card + "human_video: true\n"
     )
     settings = StudioSettings(
         folders=[str(root)],

@@ -41,7 +41,7 @@ from vqakit.cli._options import judge_assignments, model_settings
     default="frames",
     show_default=True,
     help="What participants see: the frames the protocol sends, or the video window (only where the "
-    "card sets protocol.human_video).",
+    "card sets human_video).",
 )
 @click.option(
     "--order",

@@ -27,8 +27,6 @@ class Protocol(BaseModel):
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
     min_group_size: Int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
-    # people answering in `vqakit studio` may watch the sample's video window, not only the frames
-    human_video: bool = False
 
     @field_validator("frames")
     @classmethod
@@ -77,6 +75,9 @@ class BenchmarkCard(BaseModel):
     protocol: Protocol = Protocol()
     sources: list[Source] = []  # attribution of shipped media / passages
     fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys
+    # people answering in `vqakit studio` may watch the sample's video window, not only the frames
+    # the protocol sends (a card setting, not part of the protocol a run records)
+    human_video: bool = False
     review: ReviewRecord | None = None  # set on a version written by `vqakit review apply`
 
     @field_validator("name")

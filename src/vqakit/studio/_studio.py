@@ -59,10 +59,10 @@ class Studio:
         self.workspaces = open_workspaces(settings.folders, settings.review_dir)
         for workspace in self.workspaces:
             benchmark = workspace.benchmark()
-            if settings.answer_view == "video" and benchmark and not benchmark.card.protocol.human_video:
+            if settings.answer_view == "video" and benchmark and not benchmark.card.human_video:
                 raise StudioError(
                     f"--answer-view video: the card of {benchmark.card.name} does not allow people to watch "
-                    "the video (protocol.human_video); they see the frames the protocol sends"
+                    "the video (human_video); they see the frames the protocol sends"
                 )
         self._check_answer_runs()
         self.signer = Signer(load_key(settings.key_file))
