@@ -33,9 +33,11 @@ def _browser_missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Debian Chromium through Playwright's executable_path (nothing is downloaded)."""
+    """Headless Debian Chromium through Playwright's executable_path (nothing is downloaded).
+    One per test module: Playwright's sync API keeps an event loop running in the test thread
+    while it is open, where the tests of other packages call asyncio.run."""
     missing = _browser_missing()
     if missing:
         if os.environ.get("VQAKIT_ALLOW_SKIP_BROWSER"):
