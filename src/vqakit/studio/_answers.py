@@ -138,7 +138,8 @@ class ParticipantRun:
         self, sample_id: str, body: AnswerBody, shown: ShownFrames | None, prompt: str
     ) -> tuple[dict, bool]:
         """Append an answer and its prediction; (the stored answer, whether written now). The
-        frames shown are kept as the run's strip of the sample, as a model's run keeps them."""
+        frames shown are then kept as the run's strip of the sample, as a model's run keeps them
+        (after the lines: a kill before it leaves the report to decode them again)."""
         sample = self.samples.get(sample_id)
         if sample is None:
             raise AnswerError(f"{sample_id!r} is not one of the questions of this session", 404)
@@ -148,7 +149,7 @@ class ParticipantRun:
         elif not (body.text or "").strip():
             raise AnswerError("text: type an answer")
         text = (body.text or "").strip() or None
-        images = self._strip(sample.id, shown) if shown is not None and shown.jpegs else []
+        images = [strip_path(sample.id)] if shown is not None and shown.jpegs else []
         answer = HumanAnswer(
             request_id=body.request_id,
             sample_id=sample.id,
@@ -168,11 +169,14 @@ class ParticipantRun:
                 raise AnswerError(f"{sample.id} was answered before; an answer is final", 409)
 
         with self._lock:
-            return self.answers.append(
+            stored, written = self.answers.append(
                 answer.model_dump(mode="json"), check=not_answered, then=self._reconcile
             )
+        if written and images:
+            self._write_strip(images[0], shown)
+        return stored, written
 
-    def _strip(self, sample_id: str, shown: ShownFrames) -> list[str]:
+    def _write_strip(self, relative: str, shown: ShownFrames) -> None:
         import io
 
         import numpy as np
@@ -180,11 +184,9 @@ class ParticipantRun:
 
         from vqakit.video import write_strip
 
-        relative = strip_path(sample_id)
         if not (self.folder / relative).is_file():
             images = [np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")) for jpeg in shown.jpegs]
             write_strip(self.folder / relative, images)
-        return [relative]
 
     def score(self) -> None:
         """Score the run (judges of the config, then scores, results and report); the outcome
