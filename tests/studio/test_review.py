@@ -243,3 +243,22 @@ def test_runs_opened_beside_a_benchmark_show_their_answers_and_filter_the_queue(
     shown = web.get(f"/api/sample/{sorted(wrong)[0]}").json()
     assert shown["runs"][0]["run"] == "random" and shown["runs"][0]["status"] == "answered"
     assert shown["wrong_in"] == ["random"]
+
+
+def test_the_sample_view_shows_the_two_hop_pair_the_builder_used(tmp_path):
+    from vqakit.studio import Studio, StudioSettings
+    from vqakit.studio._views import sample_view
+
+    studio = Studio(StudioSettings(folders=["sample"], review_dir=tmp_path / "review"))
+    workspace = studio.workspace(None)
+    shown = sample_view(workspace, workspace.sample("hop2-bike-lock"))
+    evidence = {item["title"]: [line["text"] for line in item["lines"]] for item in shown["evidence"]}
+    pairs = evidence["Two-hop pairs: each option's object, passage and statement"]
+    assert pairs[0] == (
+        "bicycle (passage howto-lock-bicycle): factual E. The lock should pass through its frame and rear "
+        "wheel and around a fixed object. | counterfactual F. Locking only its front wheel is enough, "
+        "because that wheel cannot be removed."
+    )
+    assert any(
+        title.startswith("How to") or "lock" in " ".join(lines).lower() for title, lines in evidence.items()
+    )

@@ -204,9 +204,7 @@ def test_participants_watch_the_video_window_only_where_the_card_allows_it(tmp_p
     root = tmp_path / "bench"
     shutil.copytree(SAMPLE, root)
     card = (root / "benchmark.yaml").read_text()
-    (root / "benchmark.yaml").write_text(
-        card + "human_video: true\n"
-    )
+    (root / "benchmark.yaml").write_text(card + "human_video: true\n")
     settings = StudioSettings(
         folders=[str(root)],
         people=[Person("p01", "participant")],
