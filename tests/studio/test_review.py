@@ -259,6 +259,5 @@ def test_the_sample_view_shows_the_two_hop_pair_the_builder_used(tmp_path):
         "wheel and around a fixed object. | counterfactual F. Locking only its front wheel is enough, "
         "because that wheel cannot be removed."
     )
-    assert any(
-        title.startswith("How to") or "lock" in " ".join(lines).lower() for title, lines in evidence.items()
-    )
+    passage = workspace.benchmark().passages["howto-lock-bicycle"]  # the gold passage, in full
+    assert evidence[passage.title or passage.id] == [passage.text]
