@@ -12,9 +12,11 @@
 - `write_benchmark_folder`: card, samples, corpora and media, validated, then renamed into
   place; `prepare_media`: a build's media checked and placed before its first model step.
 - `InputError`, `read_records`, `list_videos`: inputs read with errors naming file and line.
+- `register_evidence`: what a system's builder used for a sample, shown to reviewers.
 """
 
 from vqakit.builders._checks import BLIND_PROMPT, CHECK_PROMPT, MCQCheck, blind_check, check_mcq
+from vqakit.builders._evidence import Evidence, EvidenceHook, EvidenceLine, evidence_hooks, register_evidence
 from vqakit.builders._inputs import VIDEO_SUFFIXES, InputError, list_videos, read_records
 from vqakit.builders._journal import BuildJournal
 from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
@@ -36,6 +38,9 @@ __all__ = [
     "VIDEO_SUFFIXES",
     "BuildJournal",
     "DropLog",
+    "Evidence",
+    "EvidenceHook",
+    "EvidenceLine",
     "InputError",
     "MCQCheck",
     "ModelSteps",
@@ -48,11 +53,13 @@ __all__ = [
     "balance_letters",
     "blind_check",
     "check_mcq",
+    "evidence_hooks",
     "letter_spread",
     "list_videos",
     "nothing_built",
     "prepare_media",
     "read_records",
+    "register_evidence",
     "seeded_random",
     "stage_report",
     "write_benchmark_folder",

@@ -48,6 +48,9 @@ VERBS = (
     ("hints", "hints:hints"),
     ("audit", "audit:audit"),
     ("rank", "rank:rank"),
+    ("score", "score:score"),
+    ("studio", "studio:studio"),
+    ("review", "review:review"),
 )
 GROUPS = {
     "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",

@@ -86,17 +86,26 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     help="These keys first, in this order (e.g. '1-hop local,2-hop local'); the others follow.",
 )
 @click.option(
+    "--each-person",
+    is_flag=True,
+    help="Besides Human (mean) and Human (best), a row per participant's run (vqakit studio).",
+)
+@click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
 )
-def table(folders: tuple[Path, ...], group: str, fmt: str, columns: str | None, out: Path | None) -> None:
+def table(
+    folders: tuple[Path, ...], group: str, fmt: str, columns: str | None, each_person: bool, out: Path | None
+) -> None:
     """Lay several runs out as one table, as in a paper: a row per run (its method and model), a
-    column per key of the breakdown --by, overall (MCQ accuracy) last; accuracies in percent."""
+    column per key of the breakdown --by, overall (MCQ accuracy) last; accuracies in percent.
+    Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and "Human
+    (best)" rows for several participants."""
     from vqakit.report import comparison_rows, format_table
     from vqakit.runs import RunFolderError
 
     try:
         first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
-        names, rows = comparison_rows(list(folders), group, first=first)
+        names, rows = comparison_rows(list(folders), group, first=first, each_person=each_person)
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     text = format_table(names, rows, fmt)

@@ -7,10 +7,22 @@ Generic methods:
 - `random`: a uniformly random option, seeded by the sample id (the chance baseline).
 - `text-similarity`: the option whose MiniLM embedding is closest to the question's; no video,
   no model (an offline text-only baseline).
+- `human`: a person's answers recorded in `vqakit studio` (the run's answers.jsonl).
 """
 
 from vqakit.methods._baselines import random_choice, text_similarity
 from vqakit.methods._direct import ask_model, blind, build_prompt, direct, window_spec
+from vqakit.methods._human import (
+    HUMAN,
+    HUMAN_ANSWERS,
+    NOT_ANSWERED,
+    HumanAnswer,
+    HumanOptions,
+    PersonName,
+    human,
+    prediction_from_answer,
+    read_answers,
+)
 from vqakit.methods._registry import (
     Method,
     MethodContext,
@@ -24,19 +36,28 @@ from vqakit.methods._registry import (
 from vqakit.methods._sent import save_strip, sent_images, sent_text
 
 __all__ = [
+    "HUMAN",
+    "HUMAN_ANSWERS",
+    "NOT_ANSWERED",
+    "HumanAnswer",
+    "HumanOptions",
     "Method",
     "MethodContext",
     "MethodSetupError",
     "NoOptions",
+    "PersonName",
     "ask_model",
     "blind",
     "build_prompt",
     "direct",
     "get_method",
+    "human",
     "method",
     "methods",
     "option_names",
+    "prediction_from_answer",
     "random_choice",
+    "read_answers",
     "save_strip",
     "sent_images",
     "sent_text",

@@ -47,6 +47,8 @@ class Method:
     # method that does not (text-only baselines, retrieval methods with their own frames) may
     # run with a spec that samples none
     uses_frames: bool | Callable[[Any], bool] = True
+    # a method whose answers come from a person: who, from its options (manifest.json `participant`)
+    person: Callable[[Any], str | None] | None = None
 
     def sends_frames(self, options: BaseModel) -> bool:
         return self.uses_frames(options) if callable(self.uses_frames) else self.uses_frames
@@ -82,6 +84,9 @@ class Method:
             self.preflight(benchmark, options)
         return options
 
+    def participant(self, options: BaseModel) -> str | None:
+        return self.person(options) if self.person is not None else None
+
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
             return self.describe(options, protocol)
@@ -116,6 +121,7 @@ def method(
     describe: Callable[[Any, Protocol], str] | None = None,
     extras: tuple[str, ...] = (),
     uses_frames: bool | Callable[[Any], bool] = True,
+    person: Callable[[Any], str | None] | None = None,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several).
     `uses_frames`: whether it sends the frames of the run's frame spec (or a function of its
@@ -124,7 +130,7 @@ def method(
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
         _METHODS[name] = Method(
-            name, fn, needs_model, options, preflight, describe, summary, extras, uses_frames
+            name, fn, needs_model, options, preflight, describe, summary, extras, uses_frames, person
         )
         return fn
 

@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from vqakit.report._human_rows import human_rows
 from vqakit.runs import RunFolder
 from vqakit.scoring import headline_of
 
@@ -101,15 +102,17 @@ def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: s
 
 
 def comparison_rows(
-    folders: list[str | Path], by: str, first: list[str] | None = None
+    folders: list[str | Path], by: str, first: list[str] | None = None, *, each_person: bool = False
 ) -> tuple[list[str], list[list[Any]]]:
     """Several runs as one table, like a paper's: a row per run (named by its method and model),
     a column per key of group `by` (the keys `first` in that order, then the others in the order
     they first appear), then the accuracy those keys break down. Each block is one kind of
     sample: MCQ accuracy, then open-ended accuracy where runs break that down too. The last
     column is `overall` when every run scored one kind only (overall is defined), else it is
-    named by its kind. Cells are accuracies (None where a run has no such key). A key of `first`
-    that no run has, or a group no run has, is a ValueError naming what there is."""
+    named by its kind. Cells are accuracies (None where a run has no such key). Runs of people's
+    answers (`vqakit studio`) come last as "Human" rows (`human_rows`, ranked by the first
+    block's accuracy). A key of `first` that no run has, or a group no run has, is a ValueError
+    naming what there is."""
     runs = [RunFolder(folder) for folder in folders]
     blocks = []
     for field, label in KINDS:
@@ -129,7 +132,8 @@ def comparison_rows(
             f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(dict.fromkeys(every))}"
         )
     defined = all(run.results.get("overall") is not None for run in runs)
-    names, cells = ["run"], [[] for _ in runs]
+    names: list[str] = ["run"]
+    columns: list[tuple[str, str, list[str]]] = []  # (field, summary key, keys) per block
     for field, label, found in blocks:
         keys = [
             *(key for key in first or [] if key in found),
@@ -138,13 +142,22 @@ def comparison_rows(
         kind = "MCQ" if field == "groups" else "open-ended"
         names += [key if len(blocks) == 1 else f"{key} · {kind}" for key in keys]
         names.append("overall" if len(blocks) == 1 and defined else label)
-        summary_key = "mcq" if field == "groups" else "open_ended"
-        for row, run in zip(cells, runs, strict=True):
+        columns.append((field, "mcq" if field == "groups" else "open_ended", keys))
+
+    def cells(run: RunFolder) -> list[Any]:
+        row: list[Any] = []
+        for field, summary_key, keys in columns:
             buckets = (run.results.get(field) or {}).get(by, {})
             row += [buckets.get(key, {}).get("accuracy") for key in keys]
             row.append((run.results.get(summary_key) or {}).get("accuracy"))
-    labels = _run_labels(runs)
-    return names, [[label, *row] for label, row in zip(labels, cells, strict=True)]
+        return row
+
+    models = [run for run in runs if run.participant is None]
+    people = [run for run in runs if run.participant is not None]
+    rows = [[label, *cells(run)] for label, run in zip(_run_labels(models), models, strict=True)]
+    rank_by = len(columns[0][2])  # the first block's accuracy column
+    rows += human_rows(people, cells, each=each_person, rank_by=rank_by)
+    return names, rows
 
 
 def _run_labels(runs: list[RunFolder]) -> list[str]:

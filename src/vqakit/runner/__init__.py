@@ -13,10 +13,12 @@ from vqakit.runner._run import (
     RunOutcome,
     RunProgress,
     benchmark_hash,
+    open_run,
     run_eval,
     write_scores,
 )
 from vqakit.runner._saved import RunConfigError
+from vqakit.runner._score import saved_config, score_run
 from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
 
@@ -43,12 +45,15 @@ __all__ = [
     "judge_run",
     "judge_run_batched",
     "make_config",
+    "open_run",
     "plan_eval",
     "run_audit",
     "run_eval",
     "run_judges",
     "run_protocol",
     "run_sweep",
+    "saved_config",
+    "score_run",
     "swept_accuracy",
     "upgrade_config",
     "write_scores",

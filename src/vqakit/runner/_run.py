@@ -140,6 +140,21 @@ def run_eval(
     folder = Path(out)
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    with RunLock(folder):
+        config = _write_run_files(config, checked, benchmark, folder)
+        return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
+
+
+def _write_run_files(
+    config: EvalConfig,
+    checked: CheckedRun,
+    benchmark: Benchmark,
+    folder: Path,
+) -> EvalConfig:
+    """config.yaml (checked against a run already there) and manifest.json (with the person
+    who answered, for a method whose answers come from people). Returns the config to run:
+    judges added to an existing run grade with all of the run's judges."""
     saved = {
         **config.model_dump(mode="json"),
         "bench": _saved_bench(config, benchmark, folder),
@@ -147,26 +162,38 @@ def run_eval(
         "protocol": saved_protocol(checked.protocol),
         "benchmark_hash": benchmark_hash(benchmark),
     }
+    effective = check_or_write_config(folder, saved)
+    if effective is not saved:  # judges added to an existing run: grade with all of them
+        config = config.model_copy(update={"judges": effective["judges"], "judge_args": effective["judge_args"]})
+    prompts = {name: prompt_hash(name) for name in prompt_names()}
+    if is_file_prompt(checked.protocol.prompt):
+        prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
+    manifest = {
+        "versions": _versions(),
+        "benchmark": str(benchmark.root),
+        "benchmark_hash": saved["benchmark_hash"],
+        "shown": checked.method.shown(checked.options, checked.protocol),
+        "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
+        "prompt_hashes": prompts,
+    }
+    participant = checked.method.participant(checked.options)
+    if participant is not None:
+        manifest["participant"] = participant
+    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    return config
+
+
+def open_run(config: EvalConfig, out: str | Path) -> CheckedRun:
+    """Check a run and write its config.yaml and manifest.json into `out` without running its
+    method, for runs whose predictions come from elsewhere (a person answering in vqakit studio);
+    an existing run with another configuration is refused (RunConfigError)."""
+    benchmark = load_benchmark(config.bench)
+    checked = check_run(config, benchmark)
+    folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
-        effective = check_or_write_config(folder, saved)
-        if effective is not saved:  # judges added to an existing run: grade with all of them
-            config = config.model_copy(
-                update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
-            )
-        prompts = {name: prompt_hash(name) for name in prompt_names()}
-        if is_file_prompt(checked.protocol.prompt):
-            prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
-        manifest = {
-            "versions": _versions(),
-            "benchmark": str(benchmark.root),
-            "benchmark_hash": saved["benchmark_hash"],
-            "shown": checked.method.shown(checked.options, checked.protocol),
-            "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
-            "prompt_hashes": prompts,
-        }
-        write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
-        return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
+        _write_run_files(config, checked, benchmark, folder)
+    return checked
 
 
 def _run_locked(

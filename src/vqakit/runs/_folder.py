@@ -78,6 +78,13 @@ class RunFolder:
         return self._json(MANIFEST)
 
     @property
+    def participant(self) -> str | None:
+        """The person whose answers the run holds (manifest.json `participant`, written by
+        `vqakit studio`); None for a run of a model or a baseline."""
+        value = self.manifest.get("participant")
+        return str(value) if value else None
+
+    @property
     def results(self) -> dict[str, Any]:
         """results.json; empty when the run was never scored."""
         return self._json(RESULTS)

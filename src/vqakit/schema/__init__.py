@@ -1,6 +1,6 @@
 """Records that flow between vqakit's stages, the benchmark card, and folder checks."""
 
-from vqakit.schema._card import BenchmarkCard, Protocol, Source
+from vqakit.schema._card import BenchmarkCard, Protocol, ReviewRecord, Source
 from vqakit.schema._checks import Corpora, SampleCheck, register_sample_check, sample_checks
 from vqakit.schema._corpus import Clip, Passage
 from vqakit.schema._folder import (
@@ -44,6 +44,7 @@ __all__ = [
     "PredictionError",
     "Problem",
     "Protocol",
+    "ReviewRecord",
     "Sample",
     "SampleCheck",
     "SamplingSpec",

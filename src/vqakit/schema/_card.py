@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -45,6 +46,24 @@ class Source(BaseModel):
     license: NonEmpty
 
 
+class ReviewRecord(BaseModel):
+    """How a reviewed version was made from its source (`vqakit review apply`); every drop and
+    edit, with who made it and why, is listed in the file `changes` beside the card."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: NonEmpty  # "name version", the version the decisions were made on
+    source_hash: NonEmpty  # its content hash (`vqakit.runner.benchmark_hash`)
+    policy: Literal["all", "any", "majority"]
+    reviewers: list[NonEmpty]
+    reviewed: Int = Field(ge=0)  # samples with at least one decision
+    kept: Int = Field(ge=0)  # samples of this version (edited ones included)
+    edited: Int = Field(ge=0)
+    dropped: Int = Field(ge=0)
+    changes: NonEmpty = "changes.md"
+    date: NonEmpty  # ISO 8601
+
+
 class BenchmarkCard(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -60,6 +79,10 @@ class BenchmarkCard(BaseModel):
     # media/ holds symbolic links to absolute paths outside the folder (`--link-media`); only
     # then does a media check follow such a link instead of refusing it
     linked_media: bool = False
+    # people answering in `vqakit studio` may watch the sample's video window, not only the frames
+    # the protocol sends (a card setting, not part of the protocol a run records)
+    human_video: bool = False
+    review: ReviewRecord | None = None  # set on a version written by `vqakit review apply`
 
     @field_validator("name")
     @classmethod

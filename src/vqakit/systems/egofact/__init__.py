@@ -5,7 +5,8 @@ Importing it registers: the retrieval methods `rag`, `rag+localize`, `rag+best-p
 `rag+split` and `oracle-clip` (`rag`); the paper's other Table-3 baselines `graphrag` and
 `videorag-jeong` (`baselines`); the retrieval diagnostics, the question-family breakdown and the
 sufficiency judge (`diagnostics`); their report sections (`report`); the two-hop option-structure
-check of `validate` (`validation`); and its prompts. The builder (`vqakit build egofact`) is in
+check of `validate` (`validation`); what reviewers see of a question's events and two-hop pairs
+in `vqakit studio` (`evidence`); and its prompts. The builder (`vqakit build egofact`) is in
 `builder`.
 """
 
@@ -16,7 +17,7 @@ from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.egofact import baselines, diagnostics, rag, report, validation  # noqa: E402
+from vqakit.systems.egofact import baselines, diagnostics, evidence, rag, report, validation  # noqa: E402
 from vqakit.systems.egofact.protocol import PROTOCOL  # noqa: E402
 
 register_system(
@@ -41,4 +42,4 @@ register_system(
     )
 )
 
-__all__ = ["PROTOCOL", "baselines", "diagnostics", "rag", "report", "validation"]
+__all__ = ["PROTOCOL", "baselines", "diagnostics", "evidence", "rag", "report", "validation"]

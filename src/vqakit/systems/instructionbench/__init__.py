@@ -6,7 +6,7 @@ Importing it registers its prompts and the `source` result group
 (`protocol`, with the paper's evaluation defaults). `video_info` is the one form the annotation
 `importers` read into, `trim` cuts long first-person videos into clips, `generate`, `filters`
 and `distractors` are the model steps, and `builder` runs them all (`vqakit build
-instructionbench`).
+instructionbench`); `evidence` shows reviewers what the builder used for each sample.
 """
 
 from pathlib import Path
@@ -16,7 +16,7 @@ from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts", answer_prompts=("ib_mcq_eval",))
 
-from vqakit.systems.instructionbench import protocol  # noqa: E402
+from vqakit.systems.instructionbench import evidence, protocol  # noqa: E402
 from vqakit.systems.instructionbench.protocol import PROTOCOL  # noqa: E402
 
 register_system(
@@ -31,4 +31,4 @@ register_system(
     )
 )
 
-__all__ = ["PROTOCOL", "protocol"]
+__all__ = ["PROTOCOL", "evidence", "protocol"]

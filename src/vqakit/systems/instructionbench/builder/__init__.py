@@ -24,7 +24,8 @@ Every model step is journaled (`build/calls.jsonl`) so a rerun reuses it, and ev
 is logged with its reason (`build/drops.jsonl`). The output is a benchmark folder (card,
 samples, clip corpus, media) plus `build/` holding `stages.json`, `report.md`, `drops.jsonl`,
 `judgements.jsonl` (every filter judgement), `mcq_designs.jsonl` (every option design),
-`stats.json` and `calls.jsonl`.
+`clip_steps.jsonl` (the steps each clip's questions were written from), `stats.json` and
+`calls.jsonl`.
 """
 
 from vqakit.builders import InputError

@@ -105,6 +105,25 @@ def clip_records(clips: list[Clip]) -> list[dict[str, Any]]:
     ]
 
 
+def clip_steps(clips: list[Clip]) -> list[dict[str, Any]]:
+    """`build/clip_steps.jsonl`: the step annotations each clip's questions were written from
+    (times in seconds of the video file), for the people who review the questions."""
+    return [
+        {
+            "clip_id": clip.id,
+            "video": f"media/{clip.video}",
+            "start_s": clip.start_s,
+            "end_s": clip.end_s,
+            "theme": clip.info.theme,
+            "steps": [
+                {"start_s": step.start, "end_s": step.end, "text": step.text, "level": step.level}
+                for step in clip.info.flat_steps()
+            ],
+        }
+        for clip in clips
+    ]
+
+
 def card(
     config: InstructionBenchBuildConfig,
     questions: list[Question],

@@ -34,6 +34,7 @@ from vqakit.systems.instructionbench.builder.stats import build_stats, build_sta
 
 REPORT_TITLE = "InstructionBench build"
 STATS = "stats.json"
+CLIP_STEPS = "clip_steps.jsonl"
 
 
 @dataclass
@@ -154,6 +155,8 @@ def build_instructionbench(
         clips=output.clip_records(clips),
         media={clip.video: builder.media[clip.video] for clip in clips},
     )
+    steps = output.clip_steps(clips)
+    write_text_atomic(out / "build" / CLIP_STEPS, "".join(json.dumps(line) + "\n" for line in steps))
     stats = build_stats(benchmark)
     write_text_atomic(out / "build" / STATS, json.dumps(stats, indent=1) + "\n")
     report = out / "build/report.md"

@@ -1,0 +1,93 @@
+"""`vqakit review BENCH` (progress and agreement of the people reviewing a benchmark) and
+`vqakit review apply BENCH` (the reviewed version as a new benchmark folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+class _ReviewGroup(click.Group):
+    """`vqakit review BENCH` runs `progress`; `vqakit review apply ...` its subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["progress", *args]
+        return super().parse_args(ctx, args)
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+@click.group(cls=_ReviewGroup)
+def review() -> None:
+    """People's review of a benchmark in `vqakit studio`: `vqakit review BENCH` prints each
+    person's progress and the agreement between people; `vqakit review apply BENCH --policy
+    all|any|majority --out NEW` writes the reviewed version."""
+
+
+@review.command()
+@click.argument("bench")
+@click.option(
+    "--review-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The review logs (default: <benchmark>/review; ./review/<name> for a shipped benchmark).",
+)
+def progress(bench: str, review_dir: Path | None) -> None:
+    """Each person's progress on BENCH, and agreement on the samples two or more people
+    reviewed: Cohen's kappa for each pair, Fleiss' kappa for three or more people."""
+    from vqakit.studio import review_progress
+
+    summary, folder = review_progress(bench, review_dir)
+    click.echo(
+        f"{summary.samples} samples; reviewed by someone: {summary.reviewed}; "
+        f"by two or more people: {summary.doubly} (decisions in {folder})"
+    )
+    if not summary.people:
+        click.echo("no decisions yet: open the benchmark in `vqakit studio`")
+        return
+    click.echo(f"{'person':<20}{'reviewed':>10}{'share':>8}{'keep':>7}{'drop':>7}{'edit':>7}  last decision")
+    for person in summary.people:
+        share = person.reviewed / summary.samples if summary.samples else 0.0
+        stale = f" ({person.stale} on samples no longer in it)" if person.stale else ""
+        counts = f"{person.reviewed:>10}{100 * share:>7.0f}%{person.keep:>7}{person.drop:>7}{person.edit:>7}"
+        click.echo(f"{person.person[:19]:<20}{counts}  {person.last or '-'}{stale}")
+    for agreement in summary.agreement:
+        click.echo(
+            f"{agreement.method}'s kappa ({', '.join(agreement.people)}): {_number(agreement.kappa)} "
+            f"on {agreement.n} samples (all agree on {_number(agreement.observed)})"
+        )
+
+
+@review.command()
+@click.argument("bench")
+@click.option(
+    "--policy",
+    type=click.Choice(["all", "any", "majority"]),
+    required=True,
+    help="all: a change when every reviewer of a sample made it; any: any drop drops, edits are "
+    "applied; majority: what more than half of its reviewers decided.",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="New folder.")
+@click.option("--version", "version", help="Version of the new benchmark (default: <version>+review).")
+@click.option("--review-dir", type=click.Path(file_okay=False, path_type=Path), help="The review logs.")
+def apply(bench: str, policy: str, out: Path, version: str | None, review_dir: Path | None) -> None:
+    """Write the reviewed version of BENCH to --out: the decisions applied under --policy, the
+    card recording the review, changes.md listing every drop and edit with who and why. The new
+    folder is validated (media too)."""
+    from vqakit.studio import apply_review
+
+    try:
+        outcome = apply_review(bench, out, policy, review_dir=review_dir, version=version)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(
+        f"{outcome.kept} samples kept ({outcome.edited} edited), {outcome.dropped} dropped, "
+        f"{outcome.unapplied} with decisions not applied under --policy {policy}; "
+        f"reviewers: {', '.join(outcome.reviewers) or 'none'}"
+    )
+    if outcome.stale:
+        click.echo(f"{outcome.stale} decision(s) were made on another version of the benchmark", err=True)
+    click.echo(f"-> {outcome.folder} (changes in {outcome.folder / 'changes.md'})")

@@ -1,0 +1,33 @@
+"""`vqakit score`: score run folders as they stand, without running their method."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument(
+    "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
+)
+def score(folders: tuple[Path, ...]) -> None:
+    """Score each run in FOLDERS again from its predictions: the run's judges grade what they
+    have not graded, then scores.jsonl, results.json and report.html are rewritten. This is how
+    a participant's run from `vqakit studio` is scored before they answered every question."""
+    from vqakit.runner import RunLockedError, RunSetupError, score_run
+    from vqakit.runs import RunFolderError
+
+    for folder in folders:
+        try:
+            results = score_run(folder)
+        except (RunFolderError, RunLockedError, RunSetupError) as error:
+            raise click.ClickException(str(error)) from None
+        mcq = results.get("mcq") or {}
+        open_ended = results.get("open_ended") or {}
+        parts = []
+        if mcq.get("n"):
+            parts.append(f"MCQ {100 * mcq['accuracy']:.1f}% on {mcq['n']}")
+        if open_ended.get("n"):
+            parts.append(f"open-ended {100 * open_ended['accuracy']:.1f}% on {open_ended['n']} judged")
+        click.echo(f"{folder}: {', '.join(parts) or 'nothing scored'}")

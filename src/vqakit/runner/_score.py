@@ -1,0 +1,58 @@
+"""Scoring a run folder as it stands, without running its method: the run's judges grade the
+finished predictions they have not graded yet, then scores.jsonl, results.json and report.html
+are rewritten. This is how a participant's run from `vqakit studio` is scored (its predictions
+come from a person, at the person's pace), and how any run is scored again after a change of
+scorers or of the report."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vqakit.benchmarks import load_benchmark
+from vqakit.runner._config import EvalConfig, make_config
+from vqakit.runner._judge_batch import judge_run_batched, uses_batches
+from vqakit.runner._lock import RunLock
+from vqakit.runner._run import write_scores
+from vqakit.runner._second_pass import judge_run
+from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder
+from vqakit.scoring import use_benchmark_root, use_reasoning_source
+
+
+def saved_config(run: RunFolder) -> EvalConfig:
+    """The run's EvalConfig from its config.yaml (fields that only the saved file has, such as
+    the resolved protocol and the benchmark hash, left out; the benchmark found from the run)."""
+    fields = {key: value for key, value in run.config.items() if key in EvalConfig.model_fields}
+    return make_config({**fields, "bench": str(run.benchmark_location())})
+
+
+def score_run(folder: str | Path, *, on_note: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Judge and score the finished predictions of the run in `folder`; returns results.json.
+    Samples without a prediction are left out (the results say how many were scored)."""
+    run = RunFolder(folder)
+    config = saved_config(run)
+    benchmark = load_benchmark(config.bench)
+    predictions = run.predictions()
+    pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+    samples = [sample for sample in pool if sample.id in predictions]
+    with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
+        judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
+        pending = 0
+        if uses_batches(config, run.path):
+            batched = judge_run_batched(config, samples, predictions, judgments, run.path, on_note)
+            pending = asyncio.run(batched)
+        elif config.judges:
+            specs, settings = config.judges, config.judge_args
+            asyncio.run(judge_run(specs, samples, predictions, judgments, config.concurrency, settings))
+        return write_scores(
+            run.path,
+            benchmark,
+            samples,
+            predictions,
+            judgments.by_sample(),
+            config.group_by,
+            errors_as_wrong=config.errors_as_wrong,
+            judgments_pending=pending,
+        )

@@ -1,0 +1,143 @@
+"""What the studio shows of a sample's media: files of the benchmark folder (with HTTP Range,
+so that seeking works), the frames the protocol sends, and the subtitle cues of the window.
+
+Only files a sample, a track or a corpus clip names (or a video of a folder being annotated)
+are served, and only when they stay inside the folder (no `..`, no absolute path, no symbolic
+link leading out): samples.jsonl and the rest of the folder are never sent as media.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from vqakit.methods import window_spec
+from vqakit.schema import Benchmark, Protocol, Sample, safe_media_path
+from vqakit.studio._workspace import Workspace
+
+MEDIA_TYPES = {
+    ".mp4": "video/mp4",
+    ".m4v": "video/mp4",
+    ".mov": "video/quicktime",
+    ".webm": "video/webm",
+    ".mkv": "video/x-matroska",
+    ".avi": "video/x-msvideo",
+    ".srt": "text/plain; charset=utf-8",
+    ".vtt": "text/vtt; charset=utf-8",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+}
+
+
+def named_media(benchmark: Benchmark | None) -> set[str]:
+    """Every path the benchmark names as media (videos, subtitles, masks, clips)."""
+    if benchmark is None:
+        return set()
+    found: set[str] = set()
+    for sample in benchmark.samples:
+        found.update(ref.path for ref in sample.videos)
+        if sample.subtitles:
+            found.add(sample.subtitles)
+        found.update(p.mask for track in sample.objects for p in track.points if p.mask)
+    found.update(clip.video.path for clip in benchmark.clips.values())
+    return found
+
+
+def media_file(workspace: Workspace, relative: str) -> Path | None:
+    """The file to send for `relative`, or None when it is not media of this folder."""
+    allowed = named_media(workspace.benchmark())
+    if workspace.annotation is not None:
+        allowed.update(workspace.annotation.videos())
+    if relative not in allowed:
+        return None
+    path = safe_media_path(workspace.root, relative)
+    if path is None:
+        return None
+    resolved, root = path.resolve(), workspace.root.resolve()
+    if not resolved.is_relative_to(root) or not resolved.is_file():
+        return None
+    return resolved
+
+
+def media_type(path: Path) -> str:
+    return MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream")
+
+
+@dataclass(frozen=True)
+class ShownFrames:
+    times_s: list[float]
+    jpegs: list[bytes]
+
+
+class FrameCache:
+    """The frames the protocol sends for recent windows of videos, decoded once, as JPEG."""
+
+    def __init__(self, size: int = 48) -> None:
+        self._items: OrderedDict[tuple[str, str], ShownFrames] = OrderedDict()
+        self._lock = threading.Lock()
+        self._busy: dict[tuple[str, str], threading.Lock] = {}
+        self.size = size
+
+    def get(self, workspace: Workspace, sample: Sample, protocol: Protocol) -> ShownFrames:
+        # samples over the same window of the same video are sent the same frames
+        ref = sample.videos[0] if sample.videos else None
+        window = (ref.path, ref.start_s, ref.end_s) if ref else ("", sample.id, None)
+        key = (str(workspace.root), f"{window}\x00{protocol.frames}\x00{protocol.short_side}")
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+            busy = self._busy.setdefault(key, threading.Lock())
+        with busy:  # one decode per sample, however many thumbnails ask at once
+            with self._lock:
+                if key in self._items:
+                    return self._items[key]
+            frames = protocol_frames(workspace.root, sample, protocol)
+            with self._lock:
+                self._items[key] = frames
+                self._busy.pop(key, None)
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+            return frames
+
+
+def protocol_frames(root: Path, sample: Sample, protocol: Protocol) -> ShownFrames:
+    """The frames a model is sent for the sample (protocol frames in its window, resized)."""
+    from PIL import Image
+
+    from vqakit.video import Resize, sample_frames
+
+    if not sample.videos:
+        return ShownFrames([], [])
+    spec = window_spec(sample, protocol.frames)
+    resize = Resize(short_side=protocol.short_side) if protocol.short_side else None
+    frames = sample_frames(root / sample.videos[0].path, spec, resize=resize)
+    jpegs = []
+    for frame in frames:
+        buffer = io.BytesIO()
+        Image.fromarray(frame.image).save(buffer, format="JPEG", quality=85)
+        jpegs.append(buffer.getvalue())
+    return ShownFrames([round(f.time_s, 3) for f in frames], jpegs)
+
+
+def subtitle_lines(root: Path, sample: Sample) -> list[str]:
+    """The subtitle cues of the sample's window, as a model is given them (`[MM:SS] text`)."""
+    if not sample.subtitles:
+        return []
+    from vqakit.models import clock
+    from vqakit.video import cues_between, read_subtitles
+
+    path = safe_media_path(root, sample.subtitles)
+    if path is None or not path.is_file():
+        return []
+    ref = sample.videos[0] if sample.videos else None
+    start = (ref.start_s or 0.0) if ref else 0.0
+    end = ref.end_s if ref and ref.end_s is not None else float("inf")
+    return [
+        f"{clock(c.start_s)} {c.text}".replace("\n", " ")
+        for c in cues_between(read_subtitles(path), start, end)
+    ]

@@ -1,0 +1,39 @@
+"""Who uses the studio: reviewers (review, annotate and answer) and participants (answer only,
+so that a participant of a human baseline never sees a gold answer)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["reviewer", "participant"]
+ROLES: tuple[Role, ...] = ("reviewer", "participant")
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def check_person(name: str) -> str:
+    """A person's name as given, or ValueError: it names their review log and run folder, so it
+    is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ValueError(
+            f"person name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    role: Role = "reviewer"
+
+    def __post_init__(self) -> None:
+        check_person(self.name)
+        if self.role not in ROLES:
+            raise ValueError(f"role {self.role!r}: use {' or '.join(ROLES)}")
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return ("answer",) if self.role == "participant" else ("review", "annotate", "answer")

@@ -1,0 +1,89 @@
+"""The append-only logs people write to: a request id is written once however often it is
+sent, a line cut by a kill is cut off, and writers in several threads and processes lose
+nothing."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+
+from vqakit.studio import RequestLog
+from vqakit.studio._jsonlog import LogError
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_request_id_is_written_once(tmp_path):
+    log = RequestLog(tmp_path / "alice.jsonl")
+    first, written = log.append({"request_id": "r-000001", "value": 1})
+    again, written_again = log.append({"request_id": "r-000001", "value": 2})
+    assert written and not written_again
+    assert again == first == {"request_id": "r-000001", "value": 1}
+    assert lines(tmp_path / "alice.jsonl") == [first]
+    # another process (a fresh log object) sees the id too
+    assert RequestLog(tmp_path / "alice.jsonl").append({"request_id": "r-000001", "value": 3})[1] is False
+    with pytest.raises(ValueError, match="request_id"):
+        log.append({"value": 4})
+
+
+def test_a_line_cut_by_a_kill_is_cut_off_before_the_next_append(tmp_path):
+    path = tmp_path / "bob.jsonl"
+    path.write_text('{"request_id": "r-000001", "n": 1}\n{"request_id": "r-0000', encoding="utf-8")
+    log = RequestLog(path)
+    assert [r["n"] for r in log.records()] == [1]  # a reader leaves the file alone
+    assert path.read_text().endswith('"r-0000')
+    log.append({"request_id": "r-000002", "n": 2})
+    assert [r["n"] for r in lines(path)] == [1, 2]
+
+
+def test_a_hand_edited_line_is_an_error_naming_the_file_and_line(tmp_path):
+    path = tmp_path / "carol.jsonl"
+    path.write_text('{"request_id": "r-000001"}\nnot json\n', encoding="utf-8")
+    with pytest.raises(LogError, match=r"carol.jsonl:2"):
+        RequestLog(path).records()
+
+
+def test_check_refuses_under_the_lock(tmp_path):
+    log = RequestLog(tmp_path / "a.jsonl")
+    log.append({"request_id": "r-000001", "sample_id": "s1"})
+
+    def once(records):
+        if any(r["sample_id"] == "s1" for r in records):
+            raise RuntimeError("answered before")
+
+    with pytest.raises(RuntimeError):
+        log.append({"request_id": "r-000002", "sample_id": "s1"}, check=once)
+    assert len(lines(tmp_path / "a.jsonl")) == 1
+
+
+def _write(path: str, worker: int, count: int) -> None:
+    log = RequestLog(Path(path))
+    for i in range(count):
+        # every request is sent twice, and half of them by both processes
+        request = f"shared-{i:06d}" if i % 2 else f"own-{worker}-{i:06d}"
+        for _ in range(2):
+            log.append({"request_id": request, "worker": worker, "i": i})
+
+
+def test_threads_and_processes_writing_at_once_lose_and_repeat_nothing(tmp_path):
+    path = tmp_path / "shared.jsonl"
+    context = multiprocessing.get_context("fork")
+    processes = [context.Process(target=_write, args=(str(path), w, 60)) for w in (1, 2)]
+    threads = [threading.Thread(target=_write, args=(str(path), w, 60)) for w in (3, 4)]
+    for worker in [*processes, *threads]:
+        worker.start()
+    for worker in [*processes, *threads]:
+        worker.join(60)
+    assert all(p.exitcode == 0 for p in processes)
+    written = lines(path)
+    ids = [r["request_id"] for r in written]
+    assert len(ids) == len(set(ids))  # no request written twice
+    expected = {f"shared-{i:06d}" for i in range(1, 60, 2)}
+    expected |= {f"own-{w}-{i:06d}" for w in (1, 2, 3, 4) for i in range(0, 60, 2)}
+    assert set(ids) == expected  # none lost
