@@ -129,4 +129,3 @@ def nothing_built(log: StageLog, what: str = "question") -> NothingBuilt:
         f"nothing was built: no {what} survived ({summary or 'no input item'}). Every drop and its "
         f"reason: {log.drops.path}; counts per stage: {folder / 'report.md'}"
     )
-

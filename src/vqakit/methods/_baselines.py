@@ -18,8 +18,9 @@ def _not_mcq(sample: Sample, name: str) -> Prediction:
     "random",
     needs_model=False,
     uses_frames=False,
-    describe=lambda options, protocol: "a random option per MCQ sample (seeded by its id); "
-    "no video, no model",
+    describe=lambda options, protocol: (
+        "a random option per MCQ sample (seeded by its id); no video, no model"
+    ),
 )
 async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
     """A uniformly random option, seeded by the sample id (the chance baseline)."""
@@ -35,8 +36,9 @@ async def random_choice(sample: Sample, context: MethodContext) -> Prediction:
     needs_model=False,
     extras=("embed",),
     uses_frames=False,
-    describe=lambda options, protocol: "the option closest to the question in MiniLM text embedding; "
-    "no video, no model",
+    describe=lambda options, protocol: (
+        "the option closest to the question in MiniLM text embedding; no video, no model"
+    ),
 )
 async def text_similarity(sample: Sample, context: MethodContext) -> Prediction:
     """The option whose MiniLM embedding is closest to the question's (no video, no model)."""

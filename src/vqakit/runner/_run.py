@@ -164,7 +164,9 @@ def _write_run_files(
     }
     effective = check_or_write_config(folder, saved)
     if effective is not saved:  # judges added to an existing run: grade with all of them
-        config = config.model_copy(update={"judges": effective["judges"], "judge_args": effective["judge_args"]})
+        config = config.model_copy(
+            update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
+        )
     prompts = {name: prompt_hash(name) for name in prompt_names()}
     if is_file_prompt(checked.protocol.prompt):
         prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
