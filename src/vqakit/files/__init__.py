@@ -27,7 +27,7 @@ the file. A file that cannot be read at all is an `InputError` whose message nam
 line). `reading(path)` marks work on an input, so that even a bug names the file.
 
 Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links`,
-`staged_folder` (write a folder in a fresh temporary folder beside it, then rename into place).
+`link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in a fresh temporary folder beside it, then rename into place).
 """
 
 from vqakit.files._atomic import append_synced, complete_lines, write_atomic, write_text_atomic
@@ -43,6 +43,7 @@ from vqakit.files._decode import (
 from vqakit.files._json import JSONError, parse_json, read_json
 from vqakit.files._media import (
     MediaPlan,
+    link_or_copy,
     media_name_problem,
     place_media,
     real_file,
@@ -96,6 +97,7 @@ __all__ = [
     "parse_rows",
     "parse_table",
     "parse_yaml",
+    "link_or_copy",
     "place_media",
     "read_bytes",
     "read_json",

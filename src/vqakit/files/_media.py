@@ -119,7 +119,8 @@ def _same_file(placed: Path, real: Path) -> bool:
     return same_inode or (have.st_size == want.st_size and have.st_mtime_ns == want.st_mtime_ns)
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
+def link_or_copy(source: Path, target: Path) -> None:
+    """`target` as a hard link of `source` (never following a link), or a copy across file systems."""
     try:
         os.link(source, target, follow_symlinks=False)
     except OSError:
@@ -157,7 +158,7 @@ def place_media(
         elif old is not None and not old.is_symlink() and _same_file(old / name, real) and _inside(old, name):
             os.link(old / name, target, follow_symlinks=False)
         else:
-            _link_or_copy(real, target)
+            link_or_copy(real, target)
 
 
 def _inside(base: Path, name: str) -> bool:
