@@ -27,7 +27,8 @@ the file. A file that cannot be read at all is an `InputError` whose message nam
 line). `reading(path)` marks work on an input, so that even a bug names the file.
 
 Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links`,
-`link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in a fresh temporary folder beside it, then rename into place).
+`link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in
+a fresh temporary folder beside it, then rename into place).
 """
 
 from vqakit.files._atomic import append_synced, complete_lines, write_atomic, write_text_atomic
@@ -90,6 +91,7 @@ __all__ = [
     "find_unusable",
     "json_records",
     "last_read",
+    "link_or_copy",
     "media_name_problem",
     "note_read",
     "one_line",
@@ -97,7 +99,6 @@ __all__ = [
     "parse_rows",
     "parse_table",
     "parse_yaml",
-    "link_or_copy",
     "place_media",
     "read_bytes",
     "read_json",

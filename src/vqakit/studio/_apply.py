@@ -81,16 +81,29 @@ def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]
     return top.split(":", 1)[0], chosen
 
 
+def _media(source: Path) -> dict[str, Path]:
+    """{name under media/: file} of every file in `source/media`, for the folder writer."""
+    media = source / "media"
+    found: dict[str, Path] = {}
+    for folder, _, files in os.walk(media):
+        for name in files:
+            path = Path(folder) / name
+            found[path.relative_to(media).as_posix()] = path
+    return found
+
+
 def _copy_tree(source: Path, out: Path, skip: set[Path]) -> None:
-    """Every file of `source` under `out` (hard links where possible), but for `skip`."""
+    """Every file of `source` under `out` (hard links where possible), but for `skip` and the
+    media (placed by the folder writer, which validates them)."""
     for folder, names, files in os.walk(source):
         here = Path(folder)
-        names[:] = [n for n in names if (here / n).resolve() not in skip]
+        names[:] = [n for n in names if (here / n).resolve() not in skip and (here / n) != source / "media"]
         for name in files:
             path = here / name
             relative = path.relative_to(source)
             if str(relative) in _SKIPPED or path.resolve() in skip or path.is_symlink():
                 continue
+            (out / relative).parent.mkdir(parents=True, exist_ok=True)
             link_or_copy(path, out / relative)
 
 
@@ -156,6 +169,7 @@ def apply_review(
         samples=samples,
         clips=_jsonl(benchmark.root / CLIPS),
         passages=_jsonl(benchmark.root / PASSAGES),
+        media=_media(benchmark.root),
     )
     (out / CHANGES).write_text(
         changes_text(benchmark.card, card["version"], policy, outcome), encoding="utf-8"
