@@ -85,6 +85,14 @@ def error_summary(outcomes: list[Any]) -> str | None:
 @click.option("--short-side", type=int, help="Resize frames so the short side has PX pixels.")
 @click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
 @click.option(
+    "--input",
+    "input",
+    type=click.Choice(["frames", "video"]),
+    help="What the model is shown: sampled frames (default), or the video itself where the backend "
+    "takes it: the window cut and re-encoded at the --frames rate for openai-compatible: servers "
+    "(--method-arg video_url=file sends a file:// URL), the file with offsets for gemini:.",
+)
+@click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
 )
 @concurrency_option

@@ -43,6 +43,7 @@ class Method:
     describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
     summary: str = ""  # one line for listings
     extras: tuple[str, ...] = ()  # pip extras it needs (vqakit.extras), checked before a run
+    takes_video: bool = False  # can send the video itself (`--input video`), not only frames
 
     def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
         """The method's options from `values` (strings from the command line are converted);
@@ -78,6 +79,8 @@ class Method:
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
             return self.describe(options, protocol)
+        if protocol.input == "video":
+            return f"the video ({protocol.frames} as its frame rate), prompt {protocol.prompt}"
         return f"frames {protocol.frames}, prompt {protocol.prompt}"
 
 
@@ -106,12 +109,15 @@ def method(
     preflight: Callable[[Benchmark, Any], None] | None = None,
     describe: Callable[[Any, Protocol], str] | None = None,
     extras: tuple[str, ...] = (),
+    takes_video: bool = False,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several)."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras)
+        _METHODS[name] = Method(
+            name, fn, needs_model, options, preflight, describe, summary, extras, takes_video=takes_video
+        )
         return fn
 
     return register

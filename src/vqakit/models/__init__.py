@@ -17,18 +17,31 @@ from vqakit.models._embed import (
 )
 from vqakit.models._embed_api import EmbeddingError
 from vqakit.models._images import pixel_hash
-from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
+from vqakit.models._messages import (
+    CallError,
+    Completion,
+    Frames,
+    Image,
+    Message,
+    Part,
+    Text,
+    Usage,
+    Video,
+    clock,
+)
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
 from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
 from vqakit.models._structured import complete_structured, parse_json_lenient
+from vqakit.models._video import VIDEO_INPUT, video_input
 
 __all__ = [
     "BATCH_PENDING",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
+    "VIDEO_INPUT",
     "BackendError",
     "BatchJournal",
     "Batcher",
@@ -52,6 +65,7 @@ __all__ = [
     "Text",
     "TextEmbedder",
     "Usage",
+    "Video",
     "cache_key",
     "check_model_spec",
     "check_text_embedder",
@@ -66,4 +80,5 @@ __all__ = [
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "video_input",
 ]

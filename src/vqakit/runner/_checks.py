@@ -28,7 +28,12 @@ class CheckedRun:
 
 def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
     """The benchmark's protocol with the run's overrides, validated."""
-    overrides = {"frames": config.frames, "short_side": config.short_side, "prompt": config.prompt}
+    overrides = {
+        "frames": config.frames,
+        "short_side": config.short_side,
+        "prompt": config.prompt,
+        "input": config.input,
+    }
     merged = {**benchmark.card.protocol.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
     try:
         return Protocol.model_validate(merged)
@@ -101,4 +106,22 @@ def check_run(config: EvalConfig, benchmark: Benchmark) -> CheckedRun:
     if unknown:
         raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}")
     _check_groups(config, benchmark)
+    if protocol.input == "video":
+        _check_video_input(config, method)
     return CheckedRun(method, options, protocol)
+
+
+def _check_video_input(config: EvalConfig, method: Method) -> None:
+    from vqakit.models import VIDEO_INPUT, parse_model_spec, video_input
+
+    if not method.takes_video:
+        raise RunSetupError(f"--input video: method {method.name} sends frames only (use --method direct)")
+    if config.model is None:
+        return
+    backend = parse_model_spec(config.model).backend
+    if video_input(backend) is None:
+        takes = ", ".join(f"{name}:" for name in VIDEO_INPUT)
+        raise RunSetupError(
+            f"--input video: {config.model!r} takes frames only; video goes to {takes} models "
+            "(vLLM and SGLang through openai-compatible:, Gemini)"
+        )

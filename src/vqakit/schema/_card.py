@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -26,6 +27,9 @@ class Protocol(BaseModel):
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
     min_group_size: Int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
+    # what a model is shown of the video: sampled frames, or the video itself where the backend
+    # takes video (the window cut and re-encoded, or the file with offsets)
+    input: Literal["frames", "video"] = "frames"
 
     @field_validator("frames")
     @classmethod
@@ -56,6 +60,7 @@ class BenchmarkCard(BaseModel):
     protocol: Protocol = Protocol()
     sources: list[Source] = []  # attribution of shipped media / passages
     fields: dict[str, str] = {}  # documentation of benchmark-specific metadata keys
+    groups: list[NonEmpty] = []  # metadata keys broken down in every run, beyond the default groups
 
     @field_validator("name")
     @classmethod
