@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "gemini": ("google.genai",),
     "graphrag": ("graphrag", "graphrag_llm"),
     "scenes": ("scenedetect", "cv2"),
+    "tables": ("pyarrow", "datasets"),
 }
 
 
