@@ -93,6 +93,12 @@ def error_summary(outcomes: list[Any]) -> str | None:
     "(--method-arg video_url=file sends a file:// URL), the file with offsets for gemini:.",
 )
 @click.option(
+    "--subtitles",
+    type=click.Choice(["on", "off"]),
+    help="Show the sample's subtitle cues in the prompt, or not (default: the benchmark's protocol); "
+    "e.g. Video-MME's two settings.",
+)
+@click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
 )
 @concurrency_option

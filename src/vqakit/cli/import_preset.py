@@ -12,7 +12,7 @@ from vqakit.cli.import_table import echo_import
 
 
 def _command(preset: Any) -> click.Command:
-    def run(release: Path, videos: Path, out: Path, split: str | None, **options: Any) -> None:
+    def run(release: Path, videos: Path, out: Path, split: str | None = None, **options: Any) -> None:
         from vqakit.schema import BenchmarkError
 
         chosen = {key: value for key, value in options.items() if value is not None}
@@ -33,14 +33,15 @@ def _command(preset: Any) -> click.Command:
             help="Folder of the videos as the release's instructions unpack them.",
         ),
         click.Option(["--out"], required=True, type=click.Path(file_okay=False, path_type=Path)),
-        click.Option(
-            ["--split"],
-            type=click.Choice(list(preset.splits)) if preset.splits else None,
-            help=f"Which split ({', '.join(preset.splits)}; default {preset.splits[0]})."
-            if preset.splits
-            else "Which split.",
-        ),
     ]
+    if preset.splits:
+        params.append(
+            click.Option(
+                ["--split"],
+                type=click.Choice(list(preset.splits)),
+                help=f"Which split ({', '.join(preset.splits)}; default {preset.splits[0]}).",
+            )
+        )
     for option in preset.options:
         flag = "--" + option.name.replace("_", "-")
         if option.flag:
@@ -51,7 +52,8 @@ def _command(preset: Any) -> click.Command:
                 click.Option([flag, option.name], type=kind, default=option.default, help=option.help)
             )
     help_text = f"{preset.title}: {preset.summary}" + (f" ({preset.homepage})" if preset.homepage else "")
-    return click.Command(preset.name, callback=run, params=params, help=help_text, short_help=preset.title)
+    short = f"{preset.title}: its release and videos to a benchmark folder"
+    return click.Command(preset.name, callback=run, params=params, help=help_text, short_help=short)
 
 
 def preset_commands() -> dict[str, click.Command]:

@@ -15,6 +15,11 @@ def echo_import(report, out: Path) -> None:
     for video, ids in sorted(report.missing_videos.items()):
         shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         click.echo(f"missing video {video} ({len(ids)} question(s): {shown})", err=True)
+    for video, why in sorted(report.unreadable_videos.items()):
+        click.echo(f"unreadable video {video}: {why}", err=True)
+    if report.windows_cut:
+        cut = len(report.windows_cut)
+        click.echo(f"{cut} window(s) ended past their video and were cut at its end", err=True)
     if report.lacking_subtitles:
         click.echo(f"no subtitles for {len(report.lacking_subtitles)} question(s)", err=True)
     left_out = report.rows - report.written

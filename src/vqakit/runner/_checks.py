@@ -33,6 +33,7 @@ def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
         "short_side": config.short_side,
         "prompt": config.prompt,
         "input": config.input,
+        "subtitles": config.subtitles,
     }
     merged = {**benchmark.card.protocol.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
     try:

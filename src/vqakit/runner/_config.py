@@ -61,6 +61,7 @@ class EvalConfig(BaseModel):
     short_side: int | None = None
     prompt: str | None = None
     input: Literal["frames", "video"] | None = None  # None: the benchmark protocol's (frames)
+    subtitles: bool | None = None  # show subtitle cues in the prompt; None: the protocol's
     concurrency: int = 8
     limit: int | None = None
     seed: int = 0

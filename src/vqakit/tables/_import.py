@@ -2,7 +2,9 @@
 
 Rows that cannot be read, or whose cells the mapping cannot use, are left out and listed as
 `FILE:ROW:COLUMN: problem`; a row whose video is missing is left out and listed under its video:
-neither is fatal. Videos are placed under `media/` at their path relative to `--videos`
+neither is fatal, nor is a video that cannot be read (checked as `vqakit validate` checks it). A
+window that ends past its video is cut at the video's end, as the releases' loaders do.
+Videos are placed under `media/` at their path relative to `--videos`
 (hard-linked, copied across filesystems), subtitles at theirs relative to `--subtitles`. The
 written folder is checked on the way out (`write_benchmark_folder`), videos opened.
 
@@ -13,7 +15,7 @@ they build themselves, a video that is a folder of frames, subtitles to clean or
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -46,6 +48,8 @@ class TableImport:
     written: int = 0  # samples written
     problems: list[str] = field(default_factory=list)  # FILE:ROW[:COLUMN]: problem, rows left out
     missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video path -> sample ids
+    unreadable_videos: dict[str, str] = field(default_factory=dict)  # video path -> why
+    windows_cut: list[str] = field(default_factory=list)  # sample ids whose window ended past the video
     lacking_subtitles: list[str] = field(default_factory=list)  # sample ids whose subtitles are missing
     hidden: int = 0  # samples whose answer is hidden
     benchmark: Benchmark | None = None
@@ -136,14 +140,19 @@ def import_rows(
     media: dict[str, Path] = {}
     texts: dict[str, str] = {}
     first_row: dict[str, int] = {}
+    durations: dict[Path, float | None] = {}
     for row in source.rows:
-        added = _one_row(source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts)
+        added = _one_row(
+            source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts, durations
+        )
         if added is not None:
             samples.append(added)
     if not samples:
-        listed = "\n".join(
-            report.problems[:20] + [f"missing video {v}" for v in list(report.missing_videos)[:20]]
-        )
+        missing = [f"missing video {v}" for v in list(report.missing_videos)[:20]]
+        unreadable = [
+            f"unreadable video {v}: {why}" for v, why in list(report.unreadable_videos.items())[:20]
+        ]
+        listed = "\n".join(report.problems[:20] + missing + unreadable)
         raise ValueError(f"{source.path}: no row could be imported\n{listed}".rstrip())
     for relative, text in texts.items():
         write_text_atomic(out / relative, text)
@@ -194,6 +203,22 @@ def _corpus(
     return found[0], found[1]
 
 
+def _duration(
+    found: Path, name: str, report: TableImport, durations: dict[Path, float | None]
+) -> float | None:
+    """The video's duration, checked as `vqakit validate` checks it (once per file); None, with
+    the reason kept, for a video that cannot be read or is cut short."""
+    from vqakit.video import VideoError, VideoMediaChecker
+
+    if found not in durations:
+        try:
+            durations[found] = VideoMediaChecker().video_duration(found)
+        except VideoError as error:
+            durations[found] = None
+            report.unreadable_videos[name] = str(error)
+    return durations[found]
+
+
 def _one_row(
     source: Source,
     row: SourceRow,
@@ -205,6 +230,7 @@ def _one_row(
     first_row: dict[str, int],
     media: dict[str, Path],
     texts: dict[str, str],
+    durations: dict[Path, float | None],
 ) -> dict[str, Any] | None:
     try:
         fields = row_fields(mapping, row.data, text_cells=source.format in ("csv", "tsv"))
@@ -223,6 +249,18 @@ def _one_row(
     if found is None or not found.is_file():
         report.missing_videos.setdefault(fields.video, []).append(fields.id)
         return None
+    duration = _duration(found, fields.video, report, durations)
+    if duration is None:
+        return None
+    if fields.start_s is not None and fields.start_s >= duration:
+        where = source.where(row, mapping.start or "start")
+        report.problems.append(
+            f"{where}: the window starts at {fields.start_s:g} s, after the video's end ({duration:g} s)"
+        )
+        return None
+    if fields.end_s is not None and fields.end_s > duration:
+        fields = replace(fields, end_s=duration)  # as the releases' own loaders clamp it
+        report.windows_cut.append(fields.id)
     relative = _safe_relative(fields.video)
     assert relative is not None  # find_file found it under the folder
     name = str(relative.with_suffix(found.suffix.lower() or relative.suffix))

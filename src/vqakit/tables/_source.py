@@ -40,6 +40,7 @@ class SourceError(ValueError):
 class SourceRow:
     row: int  # the line (CSV, TSV, JSONL) or the 1-based position (JSON, Parquet, datasets)
     data: dict[str, Any]
+    file: Path | None = None  # the file it comes from, where a table spans files
 
 
 @dataclass
@@ -54,9 +55,9 @@ class Source:
 
     def where(self, row: SourceRow, column: str | None = None) -> str:
         """`FILE:ROW[:COLUMN]` for a problem line."""
-        file = self.path
+        file = row.file or self.path
         for first, path in sorted(self.files.items()):
-            if row.row >= first:
+            if row.file is None and row.row >= first:
                 file = path
         return f"{file}:{row.row}" + (f":{column}" if column else "")
 

@@ -22,7 +22,7 @@ from vqakit.video._subtitles import (
     parse_subtitles,
     read_subtitles,
 )
-from vqakit.video._synthetic import read_frame_index, write_index_clip
+from vqakit.video._synthetic import draw_index, read_frame_index, write_index_clip
 
 __all__ = [
     "STRIP_HEIGHT",
@@ -50,6 +50,7 @@ __all__ = [
     "decode_subtitles",
     "describe_marks",
     "detect_shots",
+    "draw_index",
     "draw_marks",
     "encode_images",
     "fixed_windows",
