@@ -1,4 +1,4 @@
-"""Write the release-shaped fixtures of the seven benchmark presets (tests/fixtures/datasets/).
+"""Write the release-shaped examples of the seven benchmark presets (docs/examples/datasets/).
 
 Run from the repository root:  python scripts/make_dataset_fixtures.py
 Each folder holds what a user has after downloading and unpacking that benchmark's release, in
@@ -22,7 +22,7 @@ from PIL import Image
 
 from vqakit.video import draw_index, write_index_clip
 
-ROOT = Path(__file__).resolve().parents[1] / "tests/fixtures/datasets"
+ROOT = Path(__file__).resolve().parents[1] / "docs/examples/datasets"
 
 
 def clip(path: Path, seed: int = 0) -> None:
@@ -509,10 +509,42 @@ def mlvu() -> None:
     clip(base / "MLVU_Test/video/test_ar_1.mp4", 52)
 
 
+def table() -> None:
+    """Any table, for `vqakit import table` with a mapping of your own (docs/datasets.md)."""
+    base = ROOT / "table"
+    base.mkdir(parents=True, exist_ok=True)
+    (base / "questions.csv").write_text(
+        "clip,qid,question,option_a,option_b,option_c,correct,skill,from_s,to_s\n"
+        "kitchen,1,What does the person pick up first?,a knife,a cup,a towel,B,objects,0.5,4.0\n"
+        "kitchen,2,How many times is the tap turned on?,once,twice,never,A,counting,,\n"
+        "garden,1,Where does the dog go at the end?,to the gate,to the shed,under a tree,C,spatial,2.0,6.0\n"
+        "garden,2,What colour is the ball?,red,blue,green,Z,objects,,\n"
+        "street,1,Which way does the bus turn?,left,right,it goes straight,A,motion,,\n"
+    )
+    (base / "mapping.yaml").write_text(
+        "# a mapping for questions.csv: which columns make which fields of a sample\n"
+        'id: "{clip}-{qid}"\n'
+        "question: question\n"
+        "options: [option_a, option_b, option_c]\n"
+        "answer: {column: correct, kind: letter}\n"
+        'video: "{clip}.mp4"\n'
+        "extensions: [mkv, webm]\n"
+        "start: from_s\n"
+        "end: to_s\n"
+        "groups: [skill]\n"
+        "metadata: [qid]\n"
+        "card:\n"
+        "  name: my-table\n"
+        "  protocol: {frames: uniform:8}\n"
+    )
+    clip(base / "videos/kitchen.mp4", 60)
+    clip(base / "videos/garden.mp4", 61)
+
+
 def main() -> None:
     if ROOT.exists():
         shutil.rmtree(ROOT)
-    for make in (videomme, mvbench, egoschema, nextqa, perceptiontest, longvideobench, mlvu):
+    for make in (videomme, mvbench, egoschema, nextqa, perceptiontest, longvideobench, mlvu, table):
         make()
     size = sum(p.stat().st_size for p in ROOT.rglob("*") if p.is_file())
     print(f"wrote {ROOT} ({size / 1000:.0f} kB)")

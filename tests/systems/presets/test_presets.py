@@ -1,4 +1,4 @@
-"""The seven presets import their release-shaped fixtures (tests/fixtures/datasets, written by
+"""The seven presets import their release-shaped examples (docs/examples/datasets, written by
 scripts/make_dataset_fixtures.py), the results validate, evaluate through the loopback server
 (replies scripted by `fake_server`, a test double at the HTTP boundary) and break down as each
 benchmark reports; benchmarks with hidden answers write their submission files."""
@@ -21,7 +21,7 @@ from vqakit.schema import load_folder
 from vqakit.tables import presets
 from vqakit.video import read_frame_index
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures/datasets"
+FIXTURES = Path(__file__).resolve().parents[3] / "docs/examples/datasets"
 # preset -> (release, --videos, extra arguments, questions written, questions in the table)
 CASES = {
     "videomme": ("videomme", "videomme/data", [], 3, 4),
