@@ -156,4 +156,14 @@ def test_video_input_is_refused_before_the_run_where_it_cannot_work(bench: Path,
             ),
             tmp_path / "b",
         )
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    with pytest.raises(RunSetupError, match="a video needs a rate"):
+        run_eval(
+            EvalConfig(
+                bench=str(bench),
+                model="openai-compatible:http://127.0.0.1:9/v1#m",
+                input="video",
+                frames="at:1,2",
+            ),
+            tmp_path / "c",
+        )
+    assert not any((tmp_path / name).exists() for name in "abc")

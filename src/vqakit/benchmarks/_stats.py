@@ -138,7 +138,8 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
         f"option words: {numbers(stats['option_words'])}; "
         f"options per question: {stats['options_per_question']}",
         f"answer words (open-ended): {numbers(stats['answer_words'])}",
-        f"gold letters: {stats['gold_letters']}",
+        f"gold letters: {stats['gold_letters']}"
+        + (f" ({stats['answers_hidden']} answers hidden)" if stats.get("answers_hidden") else ""),
         f"categories: {stats['categories']}",
         f"skills: {stats['skills']}",
     ]

@@ -15,6 +15,7 @@ shown on the report's sample cards.
 
 from __future__ import annotations
 
+import mimetypes
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,7 +45,8 @@ def video_parts(sample: Sample, context: MethodContext) -> tuple[list, list[floa
     kind = video_input(context.model.spec.backend) if context.model is not None else None
     if kind == "file":
         start, end, fps = clip_rate(spec, frame_index(source).duration_s)
-        return [Video(start, end, fps, path=str(source.resolve()))], []
+        mime = mimetypes.guess_type(source.name)[0] or "video/mp4"
+        return [Video(start, end, fps, path=str(source.resolve()), mime=mime)], []
     if kind != "clip":
         raise ValueError(f"{context.model} takes frames only: use --input frames")
     resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None

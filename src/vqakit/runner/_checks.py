@@ -108,13 +108,19 @@ def check_run(config: EvalConfig, benchmark: Benchmark) -> CheckedRun:
         raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}")
     _check_groups(config, benchmark)
     if protocol.input == "video":
-        _check_video_input(config, method)
+        _check_video_input(config, method, protocol)
     return CheckedRun(method, options, protocol)
 
 
-def _check_video_input(config: EvalConfig, method: Method) -> None:
+def _check_video_input(config: EvalConfig, method: Method, protocol: Protocol) -> None:
     from vqakit.models import VIDEO_INPUT, parse_model_spec, video_input
+    from vqakit.schema import Timestamps
 
+    if isinstance(parse_sampling(protocol.frames), Timestamps):
+        raise RunSetupError(
+            f"--input video: frames {protocol.frames!r} are single times; a video needs a rate "
+            "(--frames fps:F, or uniform:N over the window)"
+        )
     if not method.takes_video:
         raise RunSetupError(f"--input video: method {method.name} sends frames only (use --method direct)")
     if config.model is None:
