@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "graphrag": ("graphrag", "graphrag_llm"),
     "scenes": ("scenedetect", "cv2"),
     "studio": ("starlette", "uvicorn", "statsmodels"),
+    "tables": ("pyarrow", "datasets"),
 }
 
 

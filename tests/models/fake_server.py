@@ -7,6 +7,14 @@ Behaviours: `ok[:text]`, `429[:retry-after]`, `500`, `503`, `400`, `401`, `slow:
 usage), `length[:text]` (cut at the token limit), `echo-key[:status]` (an error whose body
 repeats the credentials the request carried, as some proxies do).
 
+Replies can also be scripted per question: `by_text` maps a piece of text to a behaviour, and a
+request whose text contains it gets that behaviour (the first piece found, in insertion order),
+whatever order requests come in; requests matching none follow the script. Two tools asked the
+same questions so get the same replies.
+
+Gemini's file API is spoken too (the resumable upload the SDK uses): an upload is kept in
+`uploads` by file name and answered as an ACTIVE file.
+
 It also answers OpenAI's `/v1/embeddings`: `ok` gives each input a vector made from the hash of
 its text (`fake_embedding`, not normalised, listed in reverse order with their `index`), and
 `short` gives one vector too few; the other behaviours act as for chat."""
@@ -118,9 +126,24 @@ def credentials(headers: dict[str, str], path: str) -> str:
     return " ".join([*(f"{name}: {value}" for name, value in headers.items() if name.lower() in names), path])
 
 
+def _texts(value: Any) -> list[str]:
+    """Every string in a request body but inline data (the text a model would read)."""
+    if isinstance(value, str):
+        return [] if value.startswith("data:") else [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _texts(item)]
+    return []
+
+
 class FakeServer:
-    def __init__(self, default: str = "ok", delay_s: float = 0.0) -> None:
+    def __init__(
+        self, default: str = "ok", delay_s: float = 0.0, by_text: dict[str, str] | None = None
+    ) -> None:
         self.script: deque[str] = deque()
+        self.by_text: dict[str, str] = dict(by_text or {})
+        self.uploads: dict[str, bytes] = {}
         self.default = default
         self.delay_s = delay_s
         self.requests: list[dict[str, Any]] = []
@@ -134,10 +157,13 @@ class FakeServer:
                 pass
 
             def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.path.startswith("/upload"):
+                    return self._upload(raw)
+                body = json.loads(raw)
                 with server.lock:
                     server.requests.append({"headers": dict(self.headers), "body": body, "path": self.path})
-                    action = server.script.popleft() if server.script else server.default
+                    action = server._scripted("\n".join(_texts(body)))
                 if server.delay_s:
                     time.sleep(server.delay_s)
                 kind, _, arg = action.partition(":")
@@ -161,6 +187,26 @@ class FakeServer:
                 reply = "" if kind in ("refuse", "empty") else (arg or f"reply {len(server.requests)}")
                 return self._send(200, reply_for(self.path, reply, kind))
 
+            def _upload(self, raw: bytes) -> None:
+                """Gemini's resumable upload: `start` gives an upload URL, `upload, finalize`
+                takes the bytes and answers with the file record."""
+                command = self.headers.get("X-Goog-Upload-Command", "")
+                with server.lock:
+                    number = len(server.uploads) + 1
+                    if "start" in command:
+                        url = f"{server.root}/upload-session/{number}"
+                        return self._send(200, {}, {"X-Goog-Upload-URL": url})
+                    name = f"files/upload-{number}"
+                    server.uploads[name] = raw
+                record = {
+                    "name": name,
+                    "uri": f"{server.root}/v1beta/{name}",
+                    "mimeType": "video/mp4",
+                    "sizeBytes": str(len(raw)),
+                    "state": "ACTIVE",
+                }
+                self._send(200, {"file": record}, {"X-Goog-Upload-Status": "final"})
+
             def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 self._send_raw(status, json.dumps(payload).encode(), headers)
 
@@ -176,6 +222,13 @@ class FakeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+
+    def _scripted(self, text: str) -> str:
+        """The behaviour for a request: by a piece of its text, else the next of the script."""
+        for needle, action in self.by_text.items():
+            if needle in text:
+                return action
+        return self.script.popleft() if self.script else self.default
 
     @property
     def root(self) -> str:

@@ -77,3 +77,27 @@ def test_small_groups_are_left_out():
     rows = [score_sample(s, Prediction(sample_id=s.id, method="m", choice=0)) for s in samples]
     results = summarise(samples, rows, min_group_size=3)
     assert list(results["groups"]["category"]) == ["big"] and results["overall"]["n"] == 5
+
+
+def test_hidden_answers_are_run_but_never_scored():
+    """A test split's questions (answer null) keep the option read, for the submission file,
+    and count apart: accuracy is over the questions whose answers are known."""
+    samples = [
+        mcq("known", 1, category="x"),
+        Sample(id="hidden", question="q", videos=[{"path": "v.mp4"}], choices=["a", "b"], answer=None),
+        Sample(id="open", question="q?", videos=[{"path": "v.mp4"}], answer=None),
+    ]
+    predictions = {
+        "known": Prediction(sample_id="known", method="m", choice=1),
+        "hidden": Prediction(sample_id="hidden", method="m", choice=0),
+        "open": Prediction(sample_id="open", method="m", reply="a cat"),
+    }
+    rows = [score_sample(s, predictions[s.id]) for s in samples]
+    assert rows[1] == {**rows[1], "status": "unscored (answer hidden)", "correct": None, "chosen": "A"}
+    assert "gold" not in rows[1] and rows[2]["status"] == "unscored (answer hidden)"
+    results = summarise(samples, rows)
+    assert results["mcq"]["n"] == 1 and results["mcq"]["accuracy"] == 1.0
+    assert results["counts"] == {"answered": 1, "unscored (answer hidden)": 2}
+    assert results["letters"]["gold"] == {"B": 1}
+    with pytest.raises(ValueError, match="Field required"):
+        Sample(id="x", question="q", choices=["a", "b"])  # hidden is said with null, never by leaving it out

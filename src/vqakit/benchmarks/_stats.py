@@ -90,10 +90,13 @@ def benchmark_stats(benchmark: Benchmark, *, media: bool = True) -> dict[str, An
         "benchmark": benchmark.card.name,
         "questions": {"n": len(samples), "mcq": len(mcq), "open_ended": len(samples) - len(mcq)},
         "question_words": spread([_words(s.question) for s in samples]),
-        "answer_words": spread([_words(str(s.answer)) for s in samples if s.choices is None]),
+        "answer_words": spread([_words(str(s.answer)) for s in samples if s.choices is None and s.answer]),
         "option_words": spread([_words(c) for s in mcq for c in s.choices or []]),
         "options_per_question": dict(sorted(Counter(len(s.choices or []) for s in mcq).items())),
-        "gold_letters": dict(sorted(Counter(LETTERS[int(s.answer)] for s in mcq).items())),
+        "gold_letters": dict(
+            sorted(Counter(LETTERS[int(s.answer)] for s in mcq if s.answer is not None).items())
+        ),
+        "answers_hidden": sum(1 for s in samples if s.answer_hidden),
         "categories": dict(categories.most_common()),
         "skills": dict(Counter(skill for s in samples for skill in s.metadata.skills).most_common()),
         "videos": {"n": len(videos), "questions_per_video": spread(list(per_video.values()))},
@@ -135,7 +138,8 @@ def stats_lines(stats: dict[str, Any]) -> list[str]:
         f"option words: {numbers(stats['option_words'])}; "
         f"options per question: {stats['options_per_question']}",
         f"answer words (open-ended): {numbers(stats['answer_words'])}",
-        f"gold letters: {stats['gold_letters']}",
+        f"gold letters: {stats['gold_letters']}"
+        + (f" ({stats['answers_hidden']} answers hidden)" if stats.get("answers_hidden") else ""),
         f"categories: {stats['categories']}",
         f"skills: {stats['skills']}",
     ]

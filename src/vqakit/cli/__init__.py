@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from typing import Any
 
 import click
 
@@ -42,9 +43,11 @@ VERBS = (
     ("compare", "compare:compare"),
     ("runs", "runs:runs"),
     ("export", "runs:export"),
+    ("export-bench", "export_bench:export_bench"),
     ("table", "runs:table"),
     ("sweep", "sweep:sweep"),
     ("import minerva", "import_minerva:minerva"),
+    ("import table", "import_table:table"),
     ("hints", "hints:hints"),
     ("audit", "audit:audit"),
     ("rank", "rank:rank"),
@@ -52,6 +55,9 @@ VERBS = (
     ("studio", "studio:studio"),
     ("review", "review:review"),
 )
+# Groups that also hold commands made from a registry, asked for only when the group is used
+# (so `vqakit --help` imports no registry): group -> "module:function" giving {name: command}.
+GENERATED = {"import": "import_preset:preset_commands"}
 GROUPS = {
     "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",
     "import": "Turn a published benchmark's release files into a vqakit benchmark folder.",
@@ -129,6 +135,27 @@ def _load(target: str) -> click.Command:
     return getattr(importlib.import_module(f"vqakit.cli.{module}"), name)
 
 
+class _GeneratedGroup(_Verbs):
+    """A group whose commands also come from a registry (`GENERATED`), listed on first use."""
+
+    def __init__(self, *args: Any, generate: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._generate = generate
+        self._generated: dict[str, click.Command] | None = None
+
+    def _extra(self) -> dict[str, click.Command]:
+        if self._generated is None:
+            module, _, name = self._generate.partition(":")
+            self._generated = getattr(importlib.import_module(f"vqakit.cli.{module}"), name)()
+        return self._generated
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._extra()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or self._extra().get(cmd_name)
+
+
 def _add_verbs() -> None:
     groups: dict[str, click.Group] = {}
     for path, target in VERBS:
@@ -138,7 +165,10 @@ def _add_verbs() -> None:
             main.add_command(command, name=head)
             continue
         if head not in groups:
-            groups[head] = _Verbs(name=head, help=GROUPS[head])
+            if head in GENERATED:
+                groups[head] = _GeneratedGroup(name=head, help=GROUPS[head], generate=GENERATED[head])
+            else:
+                groups[head] = _Verbs(name=head, help=GROUPS[head])
             main.add_command(groups[head])
         groups[head].add_command(command, name=sub)
 

@@ -99,6 +99,20 @@ def error_summary(outcomes: list[Any]) -> str | None:
 @click.option("--upscale", is_flag=True, help="With --short-side: also enlarge smaller frames to PX.")
 @click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
 @click.option(
+    "--input",
+    "input",
+    type=click.Choice(["frames", "video"]),
+    help="What the model is shown: sampled frames (default), or the video itself where the backend "
+    "takes it: the window cut and re-encoded at the --frames rate for openai-compatible: servers "
+    "(--method-arg video_url=file sends a file:// URL), the file with offsets for gemini:.",
+)
+@click.option(
+    "--subtitles",
+    type=click.Choice(["on", "off"]),
+    help="Show the sample's subtitle cues in the prompt, or not (default: the benchmark's protocol); "
+    "e.g. Video-MME's two settings.",
+)
+@click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="Run folder (default runs/...)."
 )
 @concurrency_option

@@ -42,22 +42,77 @@ def runs(folder: Path) -> None:
         click.echo("  ".join(cells) + "  " + row[-1])
 
 
+TABLE_FORMATS = ("csv", "markdown", "latex")
+
+
+class _TableOrSubmission(click.Choice):
+    """The table formats, then the submission formats benchmark systems register (looked up
+    only when the option is parsed or its help shown)."""
+
+    def __init__(self) -> None:
+        super().__init__(TABLE_FORMATS)
+        self._all: tuple[str, ...] | None = None
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        if self._all is None:
+            from vqakit.report import submission_formats
+
+            self._all = (*TABLE_FORMATS, *submission_formats())
+        return self._all
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        self._all = None
+
+
+def _submission(folder: Path, fmt: str, out: Path | None) -> None:
+    from vqakit.report import write_submission
+
+    done = write_submission(folder, fmt, out)
+    if done.without_answer:
+        shown = ", ".join(done.without_answer[:10]) + (" ..." if len(done.without_answer) > 10 else "")
+        click.echo(
+            f"{len(done.without_answer)} question(s) left out, no option read from the reply: {shown}",
+            err=True,
+        )
+    click.echo(f"wrote {done.written} answers -> {done.path}")
+
+
 @click.command()
 @click.argument(
     "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["csv", "markdown", "latex"]), default="markdown", show_default=True
+    "--format",
+    "fmt",
+    type=_TableOrSubmission(),
+    default="markdown",
+    show_default=True,
+    help="A results table (csv, markdown, latex), or the submission file of a benchmark whose answers "
+    "are hidden (one run).",
 )
 @click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table here (default: print); a submission goes beside the run by default.",
 )
 def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     """Write the results of run FOLDERS as one table: a row per run and number (the headline
     numbers, overall where defined, each group key of each accuracy), named in `measure`, with
-    n, the value, its 95% interval and the run's errors."""
+    n, the value, its 95% interval and the run's errors. With a submission format, write one
+    run's answers in the file its benchmark's server takes."""
     from vqakit.report import format_rows, result_rows
     from vqakit.runs import RunFolderError
+
+    if fmt not in TABLE_FORMATS:
+        if len(folders) != 1:
+            raise click.UsageError(f"--format {fmt} writes one run's answers: give one run folder")
+        try:
+            _submission(folders[0], fmt, out)
+        except (RunFolderError, ValueError) as error:
+            raise click.ClickException(str(error)) from None
+        return
 
     try:
         table = format_rows(result_rows(list(folders)), fmt)

@@ -2,7 +2,8 @@
 the options it owns (`@method`); benchmark systems register theirs the same way.
 
 Generic methods:
-- `direct`: sampled frames + question (+ options) -> model -> extracted answer.
+- `direct`: sampled frames + question (+ options) -> model -> extracted answer; with
+  `--input video`, the video itself where the backend takes video (`_video_input`).
 - `blind`: question and options only (a text-only control).
 - `random`: a uniformly random option, seeded by the sample id (the chance baseline).
 - `text-similarity`: the option whose MiniLM embedding is closest to the question's; no video,
@@ -34,6 +35,7 @@ from vqakit.methods._registry import (
     option_names,
 )
 from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._video_input import VideoOptions, describe_video_input, sent_video, video_parts
 
 __all__ = [
     "HUMAN",
@@ -46,9 +48,11 @@ __all__ = [
     "MethodSetupError",
     "NoOptions",
     "PersonName",
+    "VideoOptions",
     "ask_model",
     "blind",
     "build_prompt",
+    "describe_video_input",
     "direct",
     "get_method",
     "human",
@@ -61,6 +65,8 @@ __all__ = [
     "save_strip",
     "sent_images",
     "sent_text",
+    "sent_video",
     "text_similarity",
+    "video_parts",
     "window_spec",
 ]

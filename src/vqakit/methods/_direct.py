@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from vqakit.methods._registry import MethodContext, method
 from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
 from vqakit.scoring import extract_choice, format_options
@@ -114,6 +115,7 @@ async def ask_model(
         "cached_calls": int(completion.cached),
         "prompt": sent_text(parts),
         "images": images,
+        "video": sent_video(visual_parts),
     }
     if completion.error is not None:
         return Prediction(
@@ -132,10 +134,11 @@ async def ask_model(
     )
 
 
-@method("direct", needs_model=True)
+@method("direct", needs_model=True, options=VideoOptions, takes_video=True)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
-    """Sampled frames, the question and its options, one model call."""
-    return await ask_model(sample, context, "direct", _frame_parts)
+    """Sampled frames (or the video, with --input video), the question and its options, one model call."""
+    visual = video_parts if context.protocol.input == "video" else _frame_parts
+    return await ask_model(sample, context, "direct", visual)
 
 
 @method("blind", needs_model=True, uses_frames=False)

@@ -49,6 +49,7 @@ class Method:
     uses_frames: bool | Callable[[Any], bool] = True
     # a method whose answers come from a person: who, from its options (manifest.json `participant`)
     person: Callable[[Any], str | None] | None = None
+    takes_video: bool = False  # can send the video itself (`--input video`), not only frames
 
     def sends_frames(self, options: BaseModel) -> bool:
         return self.uses_frames(options) if callable(self.uses_frames) else self.uses_frames
@@ -90,6 +91,8 @@ class Method:
     def shown(self, options: BaseModel, protocol: Protocol) -> str:
         if self.describe is not None:
             return self.describe(options, protocol)
+        if protocol.input == "video":
+            return f"the video ({protocol.frames} as its frame rate), prompt {protocol.prompt}"
         if not self.sends_frames(options):
             return f"no video, prompt {protocol.prompt}"
         return f"frames {protocol.frames}, prompt {protocol.prompt}"
@@ -122,6 +125,7 @@ def method(
     extras: tuple[str, ...] = (),
     uses_frames: bool | Callable[[Any], bool] = True,
     person: Callable[[Any], str | None] | None = None,
+    takes_video: bool = False,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several).
     `uses_frames`: whether it sends the frames of the run's frame spec (or a function of its
@@ -130,7 +134,17 @@ def method(
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
         _METHODS[name] = Method(
-            name, fn, needs_model, options, preflight, describe, summary, extras, uses_frames, person
+            name,
+            fn,
+            needs_model,
+            options,
+            preflight,
+            describe,
+            summary,
+            extras,
+            uses_frames,
+            person,
+            takes_video,
         )
         return fn
 

@@ -27,6 +27,7 @@ from vqakit.models._messages import (
     Part,
     Text,
     Usage,
+    Video,
     clock,
     frame_clocks,
 )
@@ -36,11 +37,13 @@ from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
 from vqakit.models._structured import complete_structured, parse_json_lenient
+from vqakit.models._video import VIDEO_INPUT, video_input
 
 __all__ = [
     "BATCH_PENDING",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
+    "VIDEO_INPUT",
     "BackendError",
     "BatchJournal",
     "Batcher",
@@ -65,6 +68,7 @@ __all__ = [
     "Text",
     "TextEmbedder",
     "Usage",
+    "Video",
     "cache_key",
     "check_model_spec",
     "check_text_embedder",
@@ -80,5 +84,6 @@ __all__ = [
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "video_input",
     "watching_retries",
 ]

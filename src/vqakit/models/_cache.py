@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.models._images import pixel_hash
-from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage
+from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage, Video
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +31,24 @@ def default_cache_path() -> Path:
     return Path(root) / "responses.sqlite"
 
 
-def _part_key(part: Text | Image | Frames) -> Any:
+def _video_key(part: Video) -> Any:
+    """A clip by its bytes; a source file by its path, size and modification time (a file
+    changed in place gets a new key) with the window and rate asked for."""
+    if part.data is not None:
+        source = hashlib.sha256(part.data).hexdigest()
+    elif part.path is not None:
+        stat = os.stat(part.path)
+        source = [part.path, stat.st_size, stat.st_mtime_ns]
+    else:
+        source = part.url
+    return ["video", source, part.start_s, part.end_s, part.fps]
+
+
+def _part_key(part: Text | Image | Frames | Video) -> Any:
     if isinstance(part, Text):
         return ["text", part.text]
+    if isinstance(part, Video):
+        return _video_key(part)
     if isinstance(part, Image):
         return ["image", pixel_hash(part.image)]
     return ["frames", [pixel_hash(image) for image in part.images], list(part.times_s), part.label_times]

@@ -1,5 +1,7 @@
 """Gemini through the official google-genai SDK (`gemini:<model>`, key GEMINI_API_KEY or
-GOOGLE_API_KEY). Images are sent inline as JPEG; frames as timed images.
+GOOGLE_API_KEY). Images are sent inline as JPEG; frames as timed images. A video (`--input
+video`) goes up once per file through the file API and is sent by its URI with `video_metadata`
+(start and end offsets, frame rate), so Gemini itself looks at the window and nothing is cut.
 
 Generation settings on the wire (`GenerateContentConfig`): `max_output_tokens`, temperature,
 top_p, seed, `stop_sequences`, `system_instruction`, and `thinking_config` where a reasoning
@@ -10,15 +12,29 @@ is on (the thought parts come back as `Completion.reasoning`).
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
+from vqakit.models._messages import Completion, Message, Part, Text, Usage, Video, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
 from vqakit.models._secrets import api_key
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
+from vqakit.models._video import offset
+
+UPLOAD_WAIT_S = 600.0  # how long an uploaded video may stay PROCESSING before the call fails
+
+
+@dataclass(frozen=True)
+class _WithVideo:
+    """A message whose video part waits for its upload (done in `send`, which may await)."""
+
+    role: str
+    parts: list[Any]
 
 
 class GeminiBackend:
@@ -41,10 +57,64 @@ class GeminiBackend:
         self.types = types
         options = types.HttpOptions(timeout=int(request_timeout_s * 1000), base_url=base_url)
         self.client = genai.Client(api_key=key, http_options=options)
+        self._uploads: dict[str, Any] = {}  # source path -> uploaded File
+        self._upload_locks: dict[str, asyncio.Lock] = {}
 
     def _image(self, image: Any) -> Any:
         data = base64.b64decode(data_url(image, self.image_max_side).split(",", 1)[1])
         return self.types.Part.from_bytes(data=data, mime_type="image/jpeg")
+
+    def _parts(self, part: Part) -> list[Any]:
+        """SDK parts for one message part; a video stays itself until `send` has uploaded it."""
+        if isinstance(part, Video):
+            if part.path is None:
+                raise ValueError("gemini: send the source video file (path), not a cut clip")
+            return [part]
+        return [
+            self.types.Part.from_text(text=item.text) if isinstance(item, Text) else self._image(item.image)
+            for item in as_timed_images((part,))
+        ]
+
+    async def _uploaded(self, path: str, mime: str) -> Any:
+        """The file API's record of `path`, uploading it the first time (one upload per file
+        and process, however many samples share it), once it is ACTIVE."""
+        lock = self._upload_locks.setdefault(path, asyncio.Lock())
+        async with lock:
+            if path in self._uploads:
+                return self._uploads[path]
+            file = await self.client.aio.files.upload(file=path, config={"mime_type": mime})
+            deadline = time.monotonic() + UPLOAD_WAIT_S
+            while str(getattr(file.state, "name", file.state)) == "PROCESSING":
+                if time.monotonic() > deadline:
+                    raise BackendError("video", f"{path}: still processing after {UPLOAD_WAIT_S:g}s")
+                await asyncio.sleep(2.0)
+                file = await self.client.aio.files.get(name=file.name)
+            if str(getattr(file.state, "name", file.state)) == "FAILED":
+                raise BackendError("video", f"{path}: the file API could not process the video")
+            self._uploads[path] = file
+            return file
+
+    async def _with_videos(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The request with every video part replaced by its uploaded file and offsets."""
+        types = self.types
+        contents = []
+        for content in request["contents"]:
+            if not isinstance(content, _WithVideo):
+                contents.append(content)
+                continue
+            parts = []
+            for part in content.parts:
+                if isinstance(part, Video):
+                    file = await self._uploaded(str(part.path), part.mime)
+                    part = types.Part(
+                        file_data=types.FileData(file_uri=file.uri, mime_type=file.mime_type or part.mime),
+                        video_metadata=types.VideoMetadata(
+                            start_offset=offset(part.start_s), end_offset=offset(part.end_s), fps=part.fps
+                        ),
+                    )
+                parts.append(part)
+            contents.append(types.Content(role=content.role, parts=parts))
+        return {**request, "contents": contents}
 
     def _thinking(self, settings: GenerationSettings) -> Any:
         if settings.thinks is None and settings.reasoning_effort is None:
@@ -69,13 +139,10 @@ class GeminiBackend:
         for message in messages:
             if message.role == "system":
                 continue
-            parts = [
-                types.Part.from_text(text=part.text) if isinstance(part, Text) else self._image(part.image)
-                for part in as_timed_images(message.parts)
-            ]
-            contents.append(
-                types.Content(role="model" if message.role == "assistant" else "user", parts=parts)
-            )
+            parts = [item for part in message.parts for item in self._parts(part)]
+            role = "model" if message.role == "assistant" else "user"
+            has_video = any(isinstance(part, Video) for part in parts)
+            contents.append(_WithVideo(role, parts) if has_video else types.Content(role=role, parts=parts))
         config = types.GenerateContentConfig(
             system_instruction=system or None,
             temperature=settings.temperature,
@@ -91,6 +158,8 @@ class GeminiBackend:
         from google.genai import errors
 
         try:
+            if any(isinstance(content, _WithVideo) for content in request["contents"]):
+                request = await self._with_videos(request)
             reply = await self.client.aio.models.generate_content(**request)
         except errors.APIError as error:
             raise classify_status(int(error.code or 500), str(error)[:500]) from None

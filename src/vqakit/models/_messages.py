@@ -39,7 +39,28 @@ class Frames:
             raise ValueError(f"{len(self.images)} frames but {len(self.times_s)} times")
 
 
-Part = Text | Image | Frames
+@dataclass(frozen=True)
+class Video:
+    """The video itself, for backends that take video (`--input video`): the clip already cut
+    to the window and re-encoded (`data`; with a `file://` `url` of it on disk, the URL is
+    sent, for a server on the same machine), or the source file (`path`) with the window and the
+    frame rate to sample at, for backends that cut it themselves (Gemini's `video_metadata`).
+    `start_s`/`end_s` are the window in the source video's time either way."""
+
+    start_s: float
+    end_s: float
+    fps: float
+    data: bytes | None = None
+    url: str | None = None
+    path: str | None = None
+    mime: str = "video/mp4"
+
+    def __post_init__(self) -> None:
+        if self.data is None and self.url is None and self.path is None:
+            raise ValueError("a video part needs its clip (data or url) or its source file (path)")
+
+
+Part = Text | Image | Frames | Video
 
 
 @dataclass(frozen=True)
@@ -98,6 +119,8 @@ def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
     (when the frames ask for labels): the form backends without native video send."""
     flat: list[Text | Image] = []
     for part in parts:
+        if isinstance(part, Video):
+            raise ValueError("this backend takes frames only, not a video: use --input frames")
         if isinstance(part, Frames):
             labels = frame_clocks(part.times_s)
             for image, label in zip(part.images, labels, strict=True):

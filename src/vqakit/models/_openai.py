@@ -18,11 +18,21 @@ import os
 from typing import Any
 
 from vqakit.models._images import data_url
-from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images, split_think_tags
+from vqakit.models._messages import (
+    Completion,
+    Message,
+    Part,
+    Text,
+    Usage,
+    Video,
+    as_timed_images,
+    split_think_tags,
+)
 from vqakit.models._retry import BackendError, classify_status
 from vqakit.models._secrets import api_key
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
+from vqakit.models._video import openai_video
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -33,14 +43,20 @@ def to_openai_messages(messages: list[Message], image_max_side: int | None) -> l
         if all(isinstance(p, Text) for p in message.parts):
             converted.append({"role": message.role, "content": "\n".join(p.text for p in message.parts)})
             continue
-        content: list[dict[str, Any]] = [
-            {"type": "text", "text": part.text}
-            if isinstance(part, Text)
-            else {"type": "image_url", "image_url": {"url": data_url(part.image, image_max_side)}}
-            for part in as_timed_images(message.parts)
-        ]
+        content = [item for part in message.parts for item in _content(part, image_max_side)]
         converted.append({"role": message.role, "content": content})
     return converted
+
+
+def _content(part: Part, image_max_side: int | None) -> list[dict[str, Any]]:
+    if isinstance(part, Video):
+        return [openai_video(part)]
+    return [
+        {"type": "text", "text": item.text}
+        if isinstance(item, Text)
+        else {"type": "image_url", "image_url": {"url": data_url(item.image, image_max_side)}}
+        for item in as_timed_images((part,))
+    ]
 
 
 class OpenAIBackend:

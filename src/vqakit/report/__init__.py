@@ -1,7 +1,8 @@
 """Reports for people: a self-contained HTML page per run, one per sweep, one per ranking.
 
 Pages are Jinja2 templates (`templates/`, one per page). Benchmark systems add sections, sample
-details and the frames a sample card shows through the decorators of `_hooks`.
+details and the frames a sample card shows through the decorators of `_hooks`, and submission
+formats for benchmarks with hidden answers (`register_submission`, `write_submission`).
 """
 
 from vqakit.report._hooks import (
@@ -17,14 +18,26 @@ from vqakit.report._hooks import (
 )
 from vqakit.report._page import write_report
 from vqakit.report._render import render_page, write_page
+from vqakit.report._submissions import (
+    Answer,
+    Submission,
+    SubmissionFormat,
+    register_submission,
+    run_answers,
+    submission_formats,
+    write_submission,
+)
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
 from vqakit.report._tables import FORMATS, comparison_rows, format_rows, format_table, result_rows
 
 __all__ = [
     "FORMATS",
+    "Answer",
     "SampleDetail",
     "Section",
     "ShownFrames",
+    "Submission",
+    "SubmissionFormat",
     "Table",
     "comparison_rows",
     "format_rows",
@@ -34,10 +47,14 @@ __all__ = [
     "register_sample_detail",
     "register_section",
     "register_shown_frames",
+    "register_submission",
     "render_page",
     "result_rows",
+    "run_answers",
+    "submission_formats",
     "write_page",
     "write_ranking_report",
     "write_report",
+    "write_submission",
     "write_sweep_report",
 ]

@@ -12,6 +12,18 @@ from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction, Sample
 from vqakit.scoring import LETTERS, judge_for_kind
 
 
+def _video_line(video: dict[str, Any] | None) -> str | None:
+    """`video sent: 00:04-00:08 (4.0 s) at 2 fps, clip as a data URL (16.3 kB)`."""
+    if not video:
+        return None
+    from vqakit.models import clock
+
+    start, end = float(video["start_s"]), float(video["end_s"])
+    window = f"{clock(start)}-{clock(end)} ({end - start:.1f} s)"
+    line = f"video sent: {window} at {video['fps']:g} fps, {video['how']}"
+    return line + (f" ({video['bytes'] / 1000:.1f} kB)" if video.get("bytes") else "")
+
+
 def shown_frames(benchmark: Benchmark, sample: Sample, prediction: Prediction) -> ShownFrames | None:
     """A system's choice (e.g. a retrieved clip's frames), else the strip the prediction saved,
     else the sample's own video at the times sent."""
@@ -128,10 +140,11 @@ def sample_card(
             }
             for i, text in enumerate(sample.choices or [])
         ],
-        "reference": None if sample.choices is not None else str(sample.answer),
+        "reference": None if sample.choices is not None or sample.answer_hidden else str(sample.answer),
         "strip": f"../{strip}" if strip else None,
         "times": frame_clocks(shown.times_s) if shown and strip else [],
         "frames_error": frames_error,
+        "video": _video_line(prediction.video),
         "details": [d for hook in detail_hooks() if (d := hook(sample, prediction)) is not None]
         + [d for hook in judged_detail_hooks() if (d := hook(sample, prediction, records)) is not None],
         "prompt": prediction.prompt,

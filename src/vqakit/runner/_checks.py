@@ -33,6 +33,8 @@ def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
         "short_side": config.short_side,
         "prompt": config.prompt,
         "upscale": config.upscale,
+        "input": config.input,
+        "subtitles": config.subtitles,
     }
     merged = {**benchmark.card.protocol.model_dump(), **{k: v for k, v in overrides.items() if v is not None}}
     try:
@@ -123,4 +125,28 @@ def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool
     if unknown:
         raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}")
     _check_groups(config, benchmark)
+    if protocol.input == "video":
+        _check_video_input(config, method, protocol)
     return CheckedRun(method, options, protocol)
+
+
+def _check_video_input(config: EvalConfig, method: Method, protocol: Protocol) -> None:
+    from vqakit.models import VIDEO_INPUT, parse_model_spec, video_input
+    from vqakit.schema import Timestamps
+
+    if isinstance(parse_sampling(protocol.frames), Timestamps):
+        raise RunSetupError(
+            f"--input video: frames {protocol.frames!r} are single times; a video needs a rate "
+            "(--frames fps:F, or uniform:N over the window)"
+        )
+    if not method.takes_video:
+        raise RunSetupError(f"--input video: method {method.name} sends frames only (use --method direct)")
+    if config.model is None:
+        return
+    backend = parse_model_spec(config.model).backend
+    if video_input(backend) is None:
+        takes = ", ".join(f"{name}:" for name in VIDEO_INPUT)
+        raise RunSetupError(
+            f"--input video: {config.model!r} takes frames only; video goes to {takes} models "
+            "(vLLM and SGLang through openai-compatible:, Gemini)"
+        )

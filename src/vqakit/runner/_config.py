@@ -61,6 +61,8 @@ class EvalConfig(BaseModel):
     short_side: int | None = None
     upscale: bool | None = None  # None: the protocol's (frames are never enlarged by default)
     prompt: str | None = None
+    input: Literal["frames", "video"] | None = None  # None: the benchmark protocol's (frames)
+    subtitles: bool | None = None  # show subtitle cues in the prompt; None: the protocol's
     concurrency: int = 8
     limit: int | None = None
     seed: int = 0
@@ -155,6 +157,8 @@ def identity(config: dict[str, Any]) -> dict[str, Any]:
         if not field.is_required() and name not in upgraded
     }
     merged = {**defaults, **upgraded}
+    if isinstance(merged.get("protocol"), dict):
+        merged["protocol"] = _protocol_with_defaults(merged["protocol"])
     try:
         method = get_method(merged["method"])
         merged["method_args"] = method.parse_options(merged["method_args"]).model_dump(mode="json")
@@ -165,6 +169,16 @@ def identity(config: dict[str, Any]) -> dict[str, Any]:
         for key, value in merged.items()
         if key not in RESUMABLE_FIELDS
     }
+
+
+def _protocol_with_defaults(protocol: dict[str, Any]) -> dict[str, Any]:
+    """A saved protocol with fields added since it was saved taking their defaults."""
+    from vqakit.schema import Protocol
+
+    try:
+        return Protocol.model_validate(protocol).model_dump()
+    except ValidationError:
+        return protocol
 
 
 def make_config(settings: dict[str, Any]) -> EvalConfig:

@@ -121,6 +121,18 @@ def _redacted(prediction: Prediction) -> Prediction:
     return prediction.model_copy(update={"error": error})
 
 
+def _input_record(config: EvalConfig, checked: CheckedRun) -> dict[str, Any]:
+    """The manifest's record of what the model was given of the video: frames, or the video and how."""
+    protocol = checked.protocol
+    if protocol.input != "video":
+        return {"input": "frames"}
+    from vqakit.methods import describe_video_input
+    from vqakit.models import parse_model_spec
+
+    backend = parse_model_spec(config.model).backend if config.model else None
+    return {"input": "video", "video": describe_video_input(backend, checked.options, protocol)}
+
+
 def run_eval(
     config: EvalConfig,
     out: str | Path,
@@ -176,6 +188,7 @@ def _write_run_files(
         "benchmark_hash": saved["benchmark_hash"],
         "shown": checked.method.shown(checked.options, checked.protocol),
         "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
+        **_input_record(config, checked),
         "prompt_hashes": prompts,
     }
     participant = checked.method.participant(checked.options)
@@ -355,7 +368,7 @@ def write_scores(
     results = summarise(
         [s for s in samples if s.id in predictions],
         rows,
-        tuple(dict.fromkeys((*default_groups(), *group_by))),
+        tuple(dict.fromkeys((*default_groups(), *benchmark.card.groups, *group_by))),
         extra_groups={"video_length": lengths},
         min_group_size=benchmark.card.protocol.min_group_size,
         order={"video_length": length_buckets()},

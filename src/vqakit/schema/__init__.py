@@ -18,7 +18,7 @@ from vqakit.schema._folder import (
 )
 from vqakit.schema._lengths import length_bucket, length_buckets
 from vqakit.schema._prediction import NOT_APPLICABLE, Prediction, PredictionError
-from vqakit.schema._sample import Metadata, ObjectTrack, Sample, TrackPoint, VideoRef
+from vqakit.schema._sample import MAX_CHOICES, Metadata, NonEmpty, ObjectTrack, Sample, TrackPoint, VideoRef
 from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
 from vqakit.schema._trace import ObjectRef, TraceStep, find_objects, find_times, parse_clock, parse_trace
 from vqakit.schema._warnings import benchmark_warnings
@@ -26,6 +26,7 @@ from vqakit.schema._warnings import benchmark_warnings
 __all__ = [
     "CARD",
     "CLIPS",
+    "MAX_CHOICES",
     "NOT_APPLICABLE",
     "PASSAGES",
     "SAMPLES",
@@ -37,6 +38,7 @@ __all__ = [
     "Fps",
     "MediaChecker",
     "Metadata",
+    "NonEmpty",
     "ObjectRef",
     "ObjectTrack",
     "Passage",

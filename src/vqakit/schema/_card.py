@@ -28,6 +28,9 @@ class Protocol(BaseModel):
     scorer: NonEmpty = "accuracy"  # how predictions are scored
     subtitles: bool = False  # include subtitle cues of the sampled window in the prompt
     min_group_size: Int = Field(1, ge=1)  # breakdown rows with fewer samples are left out (Minerva-Ego: 50)
+    # what a model is shown of the video: sampled frames, or the video itself where the backend
+    # takes video (the window cut and re-encoded, or the file with offsets)
+    input: Literal["frames", "video"] = "frames"
 
     @field_validator("frames")
     @classmethod
@@ -83,6 +86,7 @@ class BenchmarkCard(BaseModel):
     # the protocol sends (a card setting, not part of the protocol a run records)
     human_video: bool = False
     review: ReviewRecord | None = None  # set on a version written by `vqakit review apply`
+    groups: list[NonEmpty] = []  # metadata keys broken down in every run, beyond the default groups
 
     @field_validator("name")
     @classmethod

@@ -37,6 +37,8 @@ class Prediction(BaseModel):
     reasoning: str | None = None  # the model's separate thinking text, when it returns one
     prompt: str | None = None  # the text of the final request (question, options, subtitles sent)
     images: list[str] = []  # files (relative to the run folder) of images the method saved as sent
+    # `--input video`: what was sent of the video (how, start_s, end_s, fps, bytes)
+    video: dict[str, Any] | None = None
     # retrieval methods: what was retrieved and shown (query, clips, windows, captions, passages)
     retrieval: dict[str, Any] | None = None
 

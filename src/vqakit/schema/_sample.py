@@ -106,7 +106,9 @@ class Sample(_Strict):
     question: NonEmpty
     videos: list[VideoRef] = []  # empty only when the video must be retrieved (gold_clips)
     choices: list[NonEmpty] | None = None
-    answer: int | NonEmpty  # index into choices (MCQ) or reference answer text (open-ended)
+    # index into choices (MCQ) or reference answer text (open-ended); null when the answer is
+    # hidden (a test split scored by submission): the sample is run but never scored
+    answer: int | NonEmpty | None
     metadata: Metadata = Metadata()
     subtitles: NonEmpty | None = None  # .srt / .vtt for videos[0]
     facts: list[NonEmpty] = []  # atomic facts a good open-ended answer states
@@ -119,10 +121,18 @@ class Sample(_Strict):
     def is_mcq(self) -> bool:
         return self.choices is not None
 
+    @property
+    def answer_hidden(self) -> bool:
+        """The benchmark withholds this sample's answer (a test split scored by submission)."""
+        return self.answer is None
+
     def trace_steps(self) -> list[TraceStep]:
         return parse_trace(self.reasoning) if self.reasoning else []
 
-    def answer_text(self) -> str:
+    def answer_text(self) -> str | None:
+        """The reference answer as text; None when it is hidden."""
+        if self.answer is None:
+            return None
         if self.choices is not None and isinstance(self.answer, int):
             return self.choices[self.answer]
         return str(self.answer)
@@ -151,9 +161,11 @@ class Sample(_Strict):
         if len(self.choices) > MAX_CHOICES:
             count = len(self.choices)
             raise ValueError(f"choices: an MCQ has at most {MAX_CHOICES} choices (A to Z), got {count}")
-        if not isinstance(self.answer, int) or isinstance(self.answer, bool):
+        if self.answer is None:
+            pass
+        elif not isinstance(self.answer, int) or isinstance(self.answer, bool):
             raise ValueError(f"answer: with choices, the answer is a 0-based index, got {self.answer!r}")
-        if not 0 <= self.answer < len(self.choices):
+        elif not 0 <= self.answer < len(self.choices):
             raise ValueError(f"answer: index {self.answer} is out of range for {len(self.choices)} choices")
         if len(set(self.choices)) != len(self.choices):
             raise ValueError("choices: two choices have the same text")

@@ -15,7 +15,7 @@ from vqakit.scoring._extract import LETTERS
 
 def option_biases(samples: list[Sample]) -> dict[str, Any]:
     """Gold-letter counts, and how often the gold option is the longest / shortest (vs chance)."""
-    mcq = [s for s in samples if s.choices]
+    mcq = [s for s in samples if s.choices and not s.answer_hidden]
     longest = shortest = 0
     chance = 0.0
     for sample in mcq:
@@ -40,7 +40,7 @@ def blind_agreement(
     """Questions that at least `k` text-only models answer correctly from question + options."""
     flagged = []
     for sample in samples:
-        if not sample.choices:
+        if not sample.choices or sample.answer_hidden:
             continue
         right = [
             model for model, choices in choices_by_model.items() if choices.get(sample.id) == sample.answer
@@ -48,7 +48,7 @@ def blind_agreement(
         if len(right) >= k:
             flagged.append({"sample_id": sample.id, "question": sample.question, "models_right": right})
     per_model = {
-        model: sum(1 for s in samples if s.choices and choices.get(s.id) == s.answer)
+        model: sum(1 for s in samples if s.choices and not s.answer_hidden and choices.get(s.id) == s.answer)
         for model, choices in choices_by_model.items()
     }
     return {"k": k, "models": list(choices_by_model), "right_per_model": per_model, "flagged": flagged}

@@ -65,7 +65,7 @@ class OpenAnswerJudge(Judge):
     legacy_kind = "judge"
 
     def wants(self, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]) -> bool:
-        return not sample.is_mcq
+        return not sample.is_mcq and not sample.answer_hidden
 
     async def grade(
         self, model: Any, sample: Sample, prediction: Prediction, earlier: dict[str, dict[str, Any]]

@@ -3,6 +3,8 @@
 MCQ: a sample is correct when the chosen option (read by the rules, or by a judge that decides
 choices when the rules abstained) equals the gold index; an abstention counts as wrong. Open-ended
 samples are correct when a judge that decides correctness says so, and unscored without one.
+A sample whose answer is hidden (a test split scored by submission) is never scored: its choice
+is read and kept (`chosen`) for the submission file, and it counts as `unscored (answer hidden)`.
 A sample whose method or model call failed is an error, never a score: it is left out of every
 accuracy and counted by kind beside it (`errors_as_wrong` gives the strict number, with failed
 MCQ samples counted as wrong). A method step that failed while the sample was still answered
@@ -24,6 +26,8 @@ from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, scor
 from vqakit.scoring._intervals import accuracy_summary
 from vqakit.scoring._judges import Judge, judge_for_kind, judges
 from vqakit.scoring._labels import LETTERS
+
+HIDDEN = "unscored (answer hidden)"
 
 
 def _by_judge(records: dict[str, dict[str, Any]] | None) -> list[tuple[Judge, dict[str, Any]]]:
@@ -68,6 +72,8 @@ def score_sample(
         }
     if not sample.is_mcq:
         row.update(_fields(sample, prediction, None))
+        if sample.answer_hidden:
+            return {**row, "correct": None, "status": HIDDEN}
         deciding = next(((j, r) for j, r in judged if j.decides == "correct"), None)
         if deciding is None:
             if any(judge.grades and record.get("error") is None for judge, record in judged):
@@ -91,6 +97,9 @@ def score_sample(
                 choice, how = read, "model extractor"
                 break
     row.update(_fields(sample, prediction, choice))
+    if sample.answer_hidden:
+        chosen = {"chosen": LETTERS[choice], "extracted_by": how} if choice is not None else {}
+        return {**row, "correct": None, "status": HIDDEN, **chosen}
     if choice is None:
         return {**row, "correct": False, "status": "abstained"}
     return {

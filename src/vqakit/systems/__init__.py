@@ -18,6 +18,7 @@ BUILT_IN = (
     "minerva_ego",
     "instructionbench",
     "movierecapsqa",
+    "presets",
 )
 
 for _name in BUILT_IN:

@@ -1,6 +1,7 @@
 """Video probing, exact frame sampling, subtitles and segmentation (PyAV)."""
 
 from vqakit.schema import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
+from vqakit.video._clip import Clip, clip_rate, cut_clip, encode_images
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
 from vqakit.video._export import write_frames
@@ -21,10 +22,11 @@ from vqakit.video._subtitles import (
     parse_subtitles,
     read_subtitles,
 )
-from vqakit.video._synthetic import read_frame_index, write_index_clip
+from vqakit.video._synthetic import draw_index, read_frame_index, write_index_clip
 
 __all__ = [
     "STRIP_HEIGHT",
+    "Clip",
     "Cue",
     "Fps",
     "Frame",
@@ -40,13 +42,17 @@ __all__ = [
     "VideoInfo",
     "VideoMediaChecker",
     "box_at",
+    "clip_rate",
     "cues_between",
+    "cut_clip",
     "cut_cues",
     "decode_frames",
     "decode_subtitles",
     "describe_marks",
     "detect_shots",
+    "draw_index",
     "draw_marks",
+    "encode_images",
     "fixed_windows",
     "frame_index",
     "image_strip",

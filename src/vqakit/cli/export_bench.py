@@ -1,0 +1,50 @@
+"""`vqakit export-bench`: a benchmark as a Hugging Face dataset or an lmms-eval task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("bench")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["hf", "lmms-eval"]),
+    required=True,
+    help="hf: Parquet shards and a dataset card (datasets.load_dataset(DIR) reads it); lmms-eval: a task "
+    "YAML, utils.py and the rows, with vqakit's prompts and answer reading.",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--with-media",
+    is_flag=True,
+    help="Copy the videos and subtitles into OUT/media (default: reference them).",
+)
+@click.option("--task", help="lmms-eval task name (default vqakit_<benchmark name>).")
+@click.option("--frames", help="lmms-eval: a frame spec replacing the benchmark protocol's (e.g. uniform:8).")
+def export_bench(
+    bench: str, fmt: str, out: Path, with_media: bool, task: str | None, frames: str | None
+) -> None:
+    """Write BENCH (a folder or a shipped benchmark's name) as a dataset or task folder OUT."""
+    from vqakit.extras import MissingExtra
+    from vqakit.schema import BenchmarkError
+    from vqakit.tables import export_benchmark
+
+    try:
+        done = export_benchmark(bench, fmt, out, with_media=with_media, task=task, frames=frames)
+    except (ValueError, BenchmarkError, MissingExtra) as error:
+        raise click.ClickException(str(error)) from None
+    media = f", {done.media} media files copied" if with_media else ""
+    click.echo(f"wrote {done.rows} questions to {out}{media}")
+    if fmt == "hf":
+        videos = out / "media" if with_media else "<BENCH>/media"
+        click.echo(
+            f"load it with datasets.load_dataset({str(out)!r}), or: vqakit import table {out} "
+            f"--map {out / 'vqakit/mapping.yaml'} --videos {videos} --out DIR"
+        )
+    else:
+        yaml_file = next(p for p in done.files if p.suffix == ".yaml")
+        click.echo(f"run it with: lmms-eval eval --include_path {out} --tasks {yaml_file.stem} --model ...")

@@ -1,0 +1,62 @@
+"""NExT-QA multiple choice (`vqakit import nextqa`): the release repository's CSVs and the VidOR
+videos.
+
+```
+NExT-QA/dataset/nextqa/
+  val.csv, test.csv             video, frame_count, width, height, question, answer (the
+                                correct option's index), qid, type, a0 .. a4
+  map_vid_vidorID.json          {video: "<folder>/<id>"}: where each video sits
+NExTVideo/<folder>/<id>.mp4     the videos: give NExTVideo/ as --videos
+```
+
+The type codes group as the paper groups them: C (why, how) Causal, T (next, current, previous)
+Temporal, D (location, count, other) Descriptive; results break down by both (`type`,
+`type_group`). The official evaluation script counts TP with TN in its table; the codes here are
+the release's own. Questions in the CSV read without their question mark, as written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vqakit.systems.presets.release import import_release, rows_source, split_of
+from vqakit.tables import Preset, TableImport, read_document, read_source, register_preset
+
+SPLITS = ("val", "test", "train")
+GROUPS = {"C": "Causal", "T": "Temporal", "D": "Descriptive"}
+
+
+def import_nextqa(release: Path, videos: Path, out: Path, split: str | None = None) -> TableImport:
+    chosen = split_of(split, SPLITS)
+    folder = release if (release / f"{chosen}.csv").is_file() else release / "dataset" / "nextqa"
+    table = read_source(folder / f"{chosen}.csv")
+    where = {}
+    mapped = folder / "map_vid_vidorID.json"
+    if mapped.is_file():
+        where = read_document(mapped)
+        if not isinstance(where, dict):
+            raise ValueError(f"{mapped}: expected an object of video: folder/id")
+    rows, problems = [], list(table.problems)
+    for row in table.rows:
+        video = str(row.data.get("video", "")).strip()
+        code = str(row.data.get("type", "")).strip()
+        located = where.get(video) if where else video
+        if located is None:
+            problems.append(f"{table.where(row, 'video')}: {video!r} is not in {mapped.name}")
+            continue
+        data = {**row.data, "vidor": located, "type_group": GROUPS.get(code[:1], "")}
+        rows.append((table.path, row.row, data))
+    source = rows_source(table.path, rows, split=chosen, problems=problems, fmt=table.format)
+    return import_release("nextqa", source, videos, out, card={"name": f"nextqa-{chosen}"})
+
+
+PRESET = register_preset(
+    Preset(
+        name="nextqa",
+        title="NExT-QA",
+        summary="val.csv / test.csv and map_vid_vidorID.json of the release plus the VidOR videos",
+        run=import_nextqa,
+        homepage="https://github.com/doc-doc/NExT-QA",
+        splits=SPLITS,
+    )
+)

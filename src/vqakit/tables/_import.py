@@ -1,0 +1,299 @@
+"""A table of questions and a folder of videos to a benchmark folder (`vqakit import table`).
+
+Rows that cannot be read, or whose cells the mapping cannot use, are left out and listed as
+`FILE:ROW:COLUMN: problem`; a row whose video is missing is left out and listed under its video:
+neither is fatal, nor is a video that cannot be read (checked as `vqakit validate` checks it). A
+window that ends past its video is cut at the video's end, as the releases' loaders do.
+Videos are placed under `media/` at their path relative to `--videos`
+(hard-linked, copied across filesystems), subtitles at theirs relative to `--subtitles`. The
+written folder is checked on the way out (`write_benchmark_folder`), videos opened.
+
+Benchmark presets use the same importer with hooks for what their release's shape needs: rows
+they build themselves, a video that is a folder of frames, subtitles to clean or convert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from vqakit.builders import write_benchmark_folder
+from vqakit.files import write_text_atomic
+from vqakit.schema import Benchmark
+from vqakit.tables._mapping import TableMapping, load_mapping
+from vqakit.tables._records import read_records
+from vqakit.tables._rows import RowFields, RowProblem, row_fields
+from vqakit.tables._source import Source, SourceRow, read_source
+
+VideoHook = Callable[[Path, str], Path]  # (found file or folder, relative path) -> video file to place
+SubtitleHook = Callable[[Path, dict[str, Any]], str]  # (found file, row) -> SRT text to write
+
+
+@dataclass
+class ImportHooks:
+    """What a preset adds to the generic import."""
+
+    video: VideoHook | None = None  # e.g. turn a folder of frames into a video file
+    subtitles: SubtitleHook | None = None  # e.g. strip tags, or convert JSON cues to SRT
+
+
+@dataclass
+class TableImport:
+    """What an import did."""
+
+    out: Path
+    rows: int = 0  # rows read
+    written: int = 0  # samples written
+    problems: list[str] = field(default_factory=list)  # FILE:ROW[:COLUMN]: problem, rows left out
+    missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video path -> sample ids
+    unreadable_videos: dict[str, str] = field(default_factory=dict)  # video path -> why
+    windows_cut: list[str] = field(default_factory=list)  # sample ids whose window ended past the video
+    lacking_subtitles: list[str] = field(default_factory=list)  # sample ids whose subtitles are missing
+    hidden: int = 0  # samples whose answer is hidden
+    benchmark: Benchmark | None = None
+
+
+def _safe_relative(text: str) -> PurePosixPath | None:
+    """A path under a folder, or None when it would leave it (absolute, `..`)."""
+    path = PurePosixPath(text.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or not path.parts:
+        return None
+    return path
+
+
+def find_file(folder: Path, relative: str, extensions: list[str]) -> Path | None:
+    """The file (or folder) at `relative` under `folder`, trying the other extensions when it
+    is not there: `{id}.mp4` with `[mkv, webm]` also finds `{id}.mkv`; `{id}` finds `{id}.mp4`."""
+    path = _safe_relative(relative)
+    if path is None:
+        return None
+    candidates = [folder / path]
+    for extension in extensions:
+        suffix = "." + extension.lstrip(".")
+        candidates.append(folder / path.with_suffix(suffix) if path.suffix else folder / f"{path}{suffix}")
+    return next((candidate for candidate in candidates if candidate.exists()), None)
+
+
+def _sample(fields: RowFields, video: str, subtitles: str | None) -> dict[str, Any]:
+    ref: dict[str, Any] = {"path": video}
+    if fields.start_s is not None:
+        ref["start_s"] = fields.start_s
+    if fields.end_s is not None:
+        ref["end_s"] = fields.end_s
+    sample: dict[str, Any] = {"id": fields.id, "question": fields.question, "videos": [ref]}
+    if fields.choices is not None:
+        sample["choices"] = fields.choices
+    sample["answer"] = fields.answer
+    metadata = {**fields.metadata, **fields.groups}
+    if metadata:
+        sample["metadata"] = metadata
+    if subtitles:
+        sample["subtitles"] = subtitles
+    if fields.facts:
+        sample["facts"] = fields.facts
+    if fields.reasoning:
+        sample["reasoning"] = fields.reasoning
+    sample.update(fields.extra)
+    return sample
+
+
+def default_card(mapping: TableMapping, name: str, source: Source) -> dict[str, Any]:
+    """The card: the mapping's `card` section, filled where it is silent."""
+    card = dict(mapping.card)
+    card.setdefault("name", name)
+    card.setdefault("version", "imported")
+    card.setdefault("license", "see the release this was imported from")
+    split = f" (split {source.split})" if source.split else ""
+    card.setdefault("description", f"Imported by `vqakit import table` from {source.path.name}{split}.")
+    named = [mapping.rename.get(g, g) for g in mapping.groups]
+    groups = [*card.get("groups", []), *[g for g in named if g not in card.get("groups", [])]]
+    if groups:
+        card["groups"] = groups
+    fields = dict(card.get("fields") or {})
+    for column in [*mapping.groups, *mapping.metadata]:
+        fields.setdefault(mapping.rename.get(column, column), f"the release's `{column}` column")
+    if fields:
+        card["fields"] = fields
+    return card
+
+
+def import_rows(
+    source: Source,
+    mapping: TableMapping,
+    videos: str | Path,
+    out: str | Path,
+    *,
+    subtitles_dir: str | Path | None = None,
+    card: dict[str, Any] | None = None,
+    hooks: ImportHooks | None = None,
+) -> TableImport:
+    """Write a benchmark folder at `out` from the rows of `source` (see the module's docstring).
+    ValueError when no row can be imported (the first problems are in its message)."""
+    videos, out = Path(videos), Path(out)
+    subtitles_dir = Path(subtitles_dir) if subtitles_dir is not None else videos
+    hooks = hooks or ImportHooks()
+    mapping.check_columns(source.columns, str(source.path))
+    report = TableImport(out, rows=len(source.rows), problems=list(source.problems))
+    samples: list[dict[str, Any]] = []
+    media: dict[str, Path] = {}
+    texts: dict[str, str] = {}
+    first_row: dict[str, int] = {}
+    durations: dict[Path, float | None] = {}
+    for row in source.rows:
+        added = _one_row(
+            source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts, durations
+        )
+        if added is not None:
+            samples.append(added)
+    if not samples:
+        missing = [f"missing video {v}" for v in list(report.missing_videos)[:20]]
+        unreadable = [
+            f"unreadable video {v}: {why}" for v, why in list(report.unreadable_videos.items())[:20]
+        ]
+        listed = "\n".join(report.problems[:20] + missing + unreadable)
+        raise ValueError(f"{source.path}: no row could be imported\n{listed}".rstrip())
+    for relative, text in texts.items():
+        write_text_atomic(out / relative, text)
+    clips, passages = _corpus(mapping, videos, media)
+    report.benchmark = write_benchmark_folder(
+        out,
+        card=card or default_card(mapping, out.name, source),
+        samples=samples,
+        clips=clips,
+        passages=passages,
+        media=media,
+    )
+    report.written = len(samples)
+    report.hidden = sum(1 for sample in samples if sample["answer"] is None)
+    return report
+
+
+def _corpus(
+    mapping: TableMapping, videos: Path, media: dict[str, Path]
+) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """The retrieval corpora of the mapping's `corpus` folder (vqakit's own files), with the
+    clips' videos found under `videos` and placed like the samples'."""
+    if mapping.corpus is None:
+        return None, None
+    folder = Path(mapping.corpus)
+    found: list[list[dict[str, Any]] | None] = []
+    for name in ("clips.jsonl", "passages.jsonl"):
+        path = folder / name
+        if not path.is_file():
+            found.append(None)
+            continue
+        records, problems = read_records(path, "jsonl")
+        if problems:
+            raise ValueError("\n".join(problems))
+        found.append([record for _, record in records])
+    for clip in found[0] or []:
+        video = clip.get("video") if isinstance(clip.get("video"), dict) else None
+        relative = _safe_relative(str(video.get("path", ""))) if video else None
+        if relative is None or relative.parts[0] != "media" or len(relative.parts) < 2:
+            raise ValueError(
+                f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: its video must be under media/"
+            )
+        name = str(PurePosixPath(*relative.parts[1:]))
+        source = videos / name
+        if not source.is_file():
+            raise ValueError(f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: no video {source}")
+        media[name] = source
+    return found[0], found[1]
+
+
+def _duration(
+    found: Path, name: str, report: TableImport, durations: dict[Path, float | None]
+) -> float | None:
+    """The video's duration, checked as `vqakit validate` checks it (once per file); None, with
+    the reason kept, for a video that cannot be read or is cut short."""
+    from vqakit.video import VideoError, VideoMediaChecker
+
+    if found not in durations:
+        try:
+            durations[found] = VideoMediaChecker().video_duration(found)
+        except VideoError as error:
+            durations[found] = None
+            report.unreadable_videos[name] = str(error)
+    return durations[found]
+
+
+def _one_row(
+    source: Source,
+    row: SourceRow,
+    mapping: TableMapping,
+    videos: Path,
+    subtitles_dir: Path,
+    hooks: ImportHooks,
+    report: TableImport,
+    first_row: dict[str, int],
+    media: dict[str, Path],
+    texts: dict[str, str],
+    durations: dict[Path, float | None],
+) -> dict[str, Any] | None:
+    try:
+        fields = row_fields(mapping, row.data, text_cells=source.format in ("csv", "tsv"))
+    except RowProblem as problem:
+        report.problems.append(f"{source.where(row, problem.column)}: {problem}")
+        return None
+    if fields.id in first_row:
+        report.problems.append(
+            f"{source.where(row, 'id')}: {fields.id!r} is already the id of row {first_row[fields.id]}"
+        )
+        return None
+    first_row[fields.id] = row.row
+    found = find_file(videos, fields.video, mapping.video.extensions)
+    if found is not None and hooks.video is not None:
+        found = hooks.video(found, fields.video)
+    if found is None or not found.is_file():
+        report.missing_videos.setdefault(fields.video, []).append(fields.id)
+        return None
+    duration = _duration(found, fields.video, report, durations)
+    if duration is None:
+        return None
+    if fields.start_s is not None and fields.start_s >= duration:
+        where = source.where(row, mapping.start or "start")
+        report.problems.append(
+            f"{where}: the window starts at {fields.start_s:g} s, after the video's end ({duration:g} s)"
+        )
+        return None
+    if fields.end_s is not None and fields.end_s > duration:
+        fields = replace(fields, end_s=duration)  # as the releases' own loaders clamp it
+        report.windows_cut.append(fields.id)
+    relative = _safe_relative(fields.video)
+    assert relative is not None  # find_file found it under the folder
+    name = str(relative.with_suffix(found.suffix.lower() or relative.suffix))
+    media[name] = found
+    subtitles = None
+    if fields.subtitles:
+        subtitle_file = find_file(subtitles_dir, fields.subtitles, [])
+        if subtitle_file is None or not subtitle_file.is_file():
+            report.lacking_subtitles.append(fields.id)
+        else:
+            subtitle_name = _safe_relative(fields.subtitles)
+            assert subtitle_name is not None
+            if hooks.subtitles is not None:
+                subtitles = f"media/{subtitle_name.with_suffix('.srt')}"
+                texts.setdefault(subtitles, hooks.subtitles(subtitle_file, row.data))
+            else:
+                subtitles = f"media/{subtitle_name}"
+                media[str(subtitle_name)] = subtitle_file
+    return _sample(fields, f"media/{name}", subtitles)
+
+
+def import_table(
+    table: str | Path,
+    mapping: str | Path | TableMapping,
+    videos: str | Path,
+    out: str | Path,
+    *,
+    split: str | None = None,
+    subtitles_dir: str | Path | None = None,
+    name: str | None = None,
+) -> TableImport:
+    """`vqakit import table`: read `table` (file or folder), map its rows, write `out`."""
+    mapping = mapping if isinstance(mapping, TableMapping) else load_mapping(mapping)
+    source = read_source(table, split)
+    card = default_card(mapping, name or Path(out).name, source)
+    return import_rows(source, mapping, videos, out, subtitles_dir=subtitles_dir, card=card)

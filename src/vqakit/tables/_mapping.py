@@ -1,0 +1,207 @@
+"""The mapping file of `vqakit import table`: which columns of a table make which fields of a
+sample. A YAML file:
+
+```yaml
+id: "{video}-{qid}"                 # a template over the row's columns
+question: question                  # a column
+options: [a0, a1, a2, a3, a4]       # a list column, a list of columns, or a column of "A. ..." strings
+answer: {column: answer, kind: index}   # letter | index (from 0) | index1 (from 1) | text
+video: "{video}.mp4"                # a path template relative to --videos
+extensions: [mp4, mkv, webm]        # other extensions to try when the file is not there
+start: start                        # a column or a template, seconds (optional)
+end: end
+subtitles: "subtitle/{video}.srt"   # a path template relative to --subtitles (default --videos)
+groups: [type]                      # columns that become breakdowns, reported in every run
+metadata: [frame_count]             # other columns kept on the sample
+rename: {type: question_type}       # metadata keys other than the column names (optional)
+facts: facts                        # a list column of atomic facts (optional)
+reasoning: reasoning                # a column of reference reasoning traces (optional)
+objects: objects                    # a column of object tracks, JSON (optional)
+gold_clips: gold_clips              # list columns of retrieval gold ids (optional)
+gold_passages: gold_passages
+corpus: ../corpus                   # a folder with clips.jsonl / passages.jsonl, relative to this file
+card: {name: nextqa, protocol: {frames: "uniform:16"}}   # the benchmark card (optional)
+```
+
+A template is text with `{column}` fields (`{{` and `}}` for literal braces); nothing else is
+evaluated. A row whose options are all empty is an open-ended question: its answer is the
+text of `answer.column` (or of `answer.open_column`). `answer.missing: hidden` makes an empty
+answer cell a hidden answer (a test split scored by submission) instead of a problem; leaving
+`answer` out hides every answer.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vqakit.schema import NonEmpty
+
+_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+class MappingError(ValueError):
+    """A mapping file is unusable; the message names the file and the key."""
+
+
+def template_columns(template: str) -> list[str]:
+    """The columns a template reads. ValueError for a stray brace or an empty field."""
+    names = []
+    for match in _FIELD.finditer(template):
+        if match.group(0) in ("{{", "}}"):
+            continue
+        name = match.group(1).strip()
+        if not name:
+            raise ValueError(f"{template!r} has an empty {{}} field")
+        names.append(name)
+    rest = _FIELD.sub("", template)
+    if "{" in rest or "}" in rest:
+        raise ValueError(f"{template!r} has an unpaired brace (write {{{{ or }}}} for a literal one)")
+    return names
+
+
+def render(template: str, row: dict[str, Any]) -> str:
+    """`template` with each `{column}` replaced by the row's value (KeyError names a missing one)."""
+
+    def value(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        cell = row[match.group(1).strip()]
+        return "" if cell is None else str(cell)
+
+    return _FIELD.sub(value, template)
+
+
+class AnswerMap(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    column: NonEmpty
+    kind: Literal["letter", "index", "index1", "text"]
+    missing: Literal["error", "hidden"] = "error"  # an empty cell: a problem, or a hidden answer
+    open_column: NonEmpty | None = None  # the reference answer of rows without options, if elsewhere
+
+
+class VideoMap(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: NonEmpty
+    extensions: list[NonEmpty] = []
+
+
+class TableMapping(BaseModel):
+    """A parsed mapping file (see the module's docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: NonEmpty
+    question: NonEmpty
+    options: NonEmpty | list[NonEmpty] | None = None  # None: open-ended questions
+    answer: AnswerMap | None = None  # None: every answer is hidden
+    video: VideoMap
+    start: NonEmpty | None = None
+    end: NonEmpty | None = None
+    subtitles: NonEmpty | None = None
+    groups: list[NonEmpty] = []
+    metadata: list[NonEmpty] = []
+    rename: dict[NonEmpty, NonEmpty] = {}  # column -> metadata key
+    facts: NonEmpty | None = None
+    reasoning: NonEmpty | None = None
+    objects: NonEmpty | None = None
+    gold_clips: NonEmpty | None = None
+    gold_passages: NonEmpty | None = None
+    corpus: NonEmpty | None = None  # absolute once loaded from a file (relative to it)
+    card: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _video_forms(cls, data: Any) -> Any:
+        """`video: "{v}.mp4"` and a sibling `extensions:` are short for `video: {path, extensions}`."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        extensions = data.pop("extensions", None)
+        if isinstance(data.get("video"), str):
+            data["video"] = {"path": data["video"]}
+        if extensions is not None and isinstance(data.get("video"), dict):
+            data["video"] = {**data["video"], "extensions": extensions}
+        return data
+
+    @field_validator("id", "subtitles")
+    @classmethod
+    def _template(cls, value: str | None) -> str | None:
+        if value is not None:
+            template_columns(value)
+        return value
+
+    @field_validator("video")
+    @classmethod
+    def _video_template(cls, value: VideoMap) -> VideoMap:
+        template_columns(value.path)
+        return value
+
+    @property
+    def answers_hidden(self) -> bool:
+        return self.answer is None
+
+    def needed_columns(self) -> dict[str, list[str]]:
+        """{mapping key: columns it reads for sure} (start and end may be templates or columns,
+        so they are checked row by row)."""
+        needed: dict[str, list[str]] = {
+            "id": template_columns(self.id),
+            "question": [self.question],
+            "video": template_columns(self.video.path),
+            "groups": list(self.groups),
+            "metadata": list(self.metadata),
+        }
+        if isinstance(self.options, list):
+            needed["options"] = list(self.options)
+        elif self.options is not None:
+            needed["options"] = [self.options]
+        if self.answer is not None and self.answer.missing == "error":
+            needed["answer"] = [self.answer.column]
+        if self.subtitles:
+            needed["subtitles"] = template_columns(self.subtitles)
+        return needed
+
+    def check_columns(self, columns: list[str], where: str) -> None:
+        """MappingError naming the first key that reads a column the table does not have."""
+        known = set(columns)
+        for key, wanted in self.needed_columns().items():
+            missing = [name for name in wanted if name not in known]
+            if missing:
+                shown = ", ".join(columns[:40]) + (" ..." if len(columns) > 40 else "")
+                names = ", ".join(map(repr, missing))
+                raise MappingError(f"{where}: {key}: the table has no column {names} (its columns: {shown})")
+
+
+def parse_mapping(data: Any, where: str) -> TableMapping:
+    """A mapping from parsed YAML; MappingError names `where` and the key at fault."""
+    if not isinstance(data, dict):
+        raise MappingError(f"{where}: a mapping is a YAML object of keys (id, question, options, ...)")
+    try:
+        return TableMapping.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = ".".join(str(part) for part in first["loc"]) or "mapping"
+        raise MappingError(f"{where}: {key}: {str(first['msg']).removeprefix('Value error, ')}") from None
+
+
+def load_mapping(path: str | Path) -> TableMapping:
+    """Read a mapping YAML file (see the module's docstring)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except OSError as error:
+        raise MappingError(f"{path}: cannot read ({error.strerror or error})") from None
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise MappingError(f"{path}{line}: not YAML ({getattr(error, 'problem', error)})") from None
+    if isinstance(data, dict) and isinstance(data.get("corpus"), str):
+        data = {**data, "corpus": str((path.parent / data["corpus"]).resolve())}
+    return parse_mapping(data, str(path))

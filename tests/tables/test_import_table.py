@@ -1,0 +1,221 @@
+"""`vqakit import table`: the same records read from Parquet, CSV, JSONL and a `datasets` folder
+give the same samples; bad cells are `FILE:ROW:COLUMN` lines and only their rows are left out; a
+missing video leaves out only its questions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from vqakit.cli import main
+from vqakit.schema import load_folder
+from vqakit.tables import MappingError, SourceError, import_table, load_mapping
+
+ROWS = [
+    {"video": "bikes", "qid": 1, "question": "What passes by?", "a0": "a bike", "a1": "a car", "a2": "a boat",
+     "answer": 0, "type": "CW", "start": 0.0, "end": 2.5, "frames": 120},
+    {"video": "world", "qid": 2, "question": "What turns?", "a0": "the globe", "a1": "a wheel", "a2": "a top",
+     "answer": 2, "type": "DC", "start": None, "end": None, "frames": 300},
+    {"video": "bikes", "qid": 3, "question": "How many riders?", "a0": "one", "a1": "two", "a2": "three",
+     "answer": 1, "type": "DC", "start": 1.0, "end": 3.0, "frames": 120},
+]  # fmt: skip
+MAPPING = {
+    "id": "{video}-{qid}",
+    "question": "question",
+    "options": ["a0", "a1", "a2"],
+    "answer": {"column": "answer", "kind": "index"},
+    "video": "{video}.mp4",
+    "start": "start",
+    "end": "end",
+    "groups": ["type"],
+    "metadata": ["frames"],
+    "subtitles": "{video}.srt",
+}
+
+
+@pytest.fixture
+def videos(tmp_path: Path, media_dir: Path) -> Path:
+    folder = tmp_path / "videos"
+    folder.mkdir()
+    for name in ("bikes.mp4", "world.mp4"):
+        shutil.copy(media_dir / name, folder / name)
+    shutil.copy(media_dir / "s1.srt", folder / "world.srt")
+    return folder
+
+
+@pytest.fixture
+def mapping(tmp_path: Path) -> Path:
+    path = tmp_path / "map.yaml"
+    path.write_text(yaml.safe_dump(MAPPING))
+    return path
+
+
+def _write(rows: list[dict], path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if path.suffix == ".csv":
+        columns = list(rows[0])
+        lines = [",".join(columns)] + [
+            ",".join("" if r[c] is None else str(r[c]) for c in columns) for r in rows
+        ]
+        path.write_text("\n".join(lines) + "\n")
+    elif path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    elif path.suffix == ".json":
+        path.write_text(json.dumps(rows))
+    elif path.suffix == ".parquet":
+        pq.write_table(pa.Table.from_pylist(rows), path)
+    else:
+        import datasets
+
+        datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)}).save_to_disk(str(path))
+    return path
+
+
+@pytest.mark.parametrize("name", ["t.parquet", "t.csv", "t.jsonl", "t.json", "saved"])
+def test_every_format_gives_the_same_samples(name, tmp_path, videos, mapping):
+    reference = import_table(_write(ROWS, tmp_path / "ref.jsonl"), mapping, videos, tmp_path / "ref")
+    report = import_table(_write(ROWS, tmp_path / name), mapping, videos, tmp_path / "bench")
+    assert report.written == 3 and report.problems == [] and report.missing_videos == {}
+    got = load_folder(tmp_path / "bench")
+    assert got.samples == reference.benchmark.samples
+    first = got.samples[0]
+    assert first.id == "bikes-1" and first.choices == ["a bike", "a car", "a boat"] and first.answer == 0
+    assert (first.videos[0].path, first.videos[0].start_s, first.videos[0].end_s) == (
+        "media/bikes.mp4",
+        0.0,
+        2.5,
+    )
+    assert got.samples[1].subtitles == "media/world.srt" and got.samples[0].subtitles is None
+    assert report.lacking_subtitles == ["bikes-1", "bikes-3"]
+    assert first.metadata.model_extra == {"frames": 120, "type": "CW"}
+    assert got.card.groups == ["type"]
+
+
+def test_a_hub_snapshot_of_parquet_shards_is_read_by_split(tmp_path, videos, mapping):
+    snapshot = tmp_path / "snapshot" / "data"
+    snapshot.mkdir(parents=True)
+    _write(ROWS[:2], snapshot / "test-00000-of-00002.parquet")
+    _write(ROWS[2:], snapshot / "test-00001-of-00002.parquet")
+    _write(ROWS[:1], snapshot / "validation-00000-of-00001.parquet")
+    with pytest.raises(SourceError, match=r"2 splits .*choose one with --split"):
+        import_table(tmp_path / "snapshot", mapping, videos, tmp_path / "bench")
+    report = import_table(tmp_path / "snapshot", mapping, videos, tmp_path / "bench", split="test")
+    assert [s.id for s in report.benchmark.samples] == ["bikes-1", "world-2", "bikes-3"]
+
+
+def test_bad_cells_name_file_row_and_column_and_leave_only_their_rows_out(tmp_path, videos, mapping):
+    rows = [
+        dict(ROWS[0]),
+        {**ROWS[1], "answer": 7},  # out of range
+        {**ROWS[2], "question": ""},  # no question
+        {**ROWS[2], "qid": 4, "start": "soon"},  # not seconds
+        {**ROWS[2], "qid": 5, "start": 3.0, "end": 1.0},  # a window backwards
+        {**ROWS[0]},  # the id again
+        {**ROWS[0], "qid": 6, "video": "lost"},  # no such video
+    ]
+    rows = [{**row, "start": None if row["start"] is None else str(row["start"])} for row in rows]
+    for name in ("t.csv", "t.parquet"):
+        report = import_table(_write(rows, tmp_path / name), mapping, videos, tmp_path / f"bench-{name}")
+        assert report.written == 1 and report.rows == 7
+        first = 2 if name == "t.csv" else 1  # CSV rows are lines (the header is line 1)
+        at = [f"{tmp_path / name}:{first + k}" for k in range(7)]
+        assert report.problems == [
+            f"{at[1]}:answer: 7 is out of range for 3 options (index)",
+            f"{at[2]}:question: no question",
+            f"{at[3]}:start: 'soon' is not a time in seconds",
+            f"{at[4]}:start: the window starts (3 s) at or after its end (1 s)",
+            f"{at[5]}:id: 'bikes-1' is already the id of row {first}",
+        ]
+        assert report.missing_videos == {"lost.mp4": ["lost-6"]}
+
+
+def test_a_broken_jsonl_line_is_listed_and_the_rest_imported(tmp_path, videos, mapping):
+    table = tmp_path / "t.jsonl"
+    table.write_text(json.dumps(ROWS[0]) + "\n{not json\n" + json.dumps(ROWS[1]) + "\n[1, 2]\n")
+    report = import_table(table, mapping, videos, tmp_path / "bench")
+    assert report.written == 2
+    assert report.problems[0].startswith(f"{table}:2: invalid JSON")
+    assert report.problems[1] == f"{table}:4: a record must be a JSON object, not list"
+
+
+def test_option_forms_answer_kinds_and_extensions(tmp_path, videos):
+    rows = [
+        {"vid": "bikes", "q": "A?", "opts": ["A. red", "B. green"], "ans": "B", "id": "a"},
+        {"vid": "world", "q": "B?", "opts": '["yes", "no", "maybe"]', "ans": "(C)", "id": "b"},
+    ]
+    mapping = {
+        "id": "{id}",
+        "question": "q",
+        "options": "opts",
+        "answer": {"column": "ans", "kind": "letter"},
+        "video": "{vid}.mkv",
+        "extensions": ["webm", "mp4"],
+    }
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(mapping))
+    report = import_table(_write(rows, tmp_path / "t.jsonl"), tmp_path / "m.yaml", videos, tmp_path / "bench")
+    first, second = report.benchmark.samples
+    assert first.choices == ["red", "green"] and first.answer == 1  # "A. " labels are dropped
+    assert second.choices == ["yes", "no", "maybe"] and second.answer == 2
+    assert first.videos[0].path == "media/bikes.mp4"  # found by another extension
+
+
+def test_hidden_answers_for_a_test_split(tmp_path, videos):
+    rows = [
+        {"id": "a", "q": "A?", "o": ["x", "y"], "v": "bikes", "a": None},
+        {"id": "b", "q": "B?", "o": ["x", "y"], "v": "bikes", "a": 1},
+    ]
+    mapping = {
+        "id": "{id}",
+        "question": "q",
+        "options": "o",
+        "answer": {"column": "a", "kind": "index1", "missing": "hidden"},
+        "video": "{v}.mp4",
+    }
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(mapping))
+    report = import_table(_write(rows, tmp_path / "t.jsonl"), tmp_path / "m.yaml", videos, tmp_path / "bench")
+    assert [s.answer for s in report.benchmark.samples] == [None, 0] and report.hidden == 1
+
+
+def test_mapping_mistakes_are_said_before_anything_is_written(tmp_path, videos):
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump({**MAPPING, "question": "text"}))
+    with pytest.raises(
+        MappingError, match=r"question: the table has no column 'text' \(its columns: video, qid"
+    ):
+        import_table(_write(ROWS, tmp_path / "t.csv"), tmp_path / "m.yaml", videos, tmp_path / "bench")
+    assert not (tmp_path / "bench").exists()
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({**MAPPING, "id": "{video"}))
+    with pytest.raises(MappingError, match=r"bad.yaml: id: .*unpaired brace"):
+        load_mapping(tmp_path / "bad.yaml")
+    (tmp_path / "typo.yaml").write_text(yaml.safe_dump({**MAPPING, "grups": ["type"]}))
+    with pytest.raises(MappingError, match=r"typo\.yaml: grups: Extra inputs are not permitted"):
+        load_mapping(tmp_path / "typo.yaml")
+
+
+def test_the_command_lists_what_it_left_out(tmp_path, videos, mapping):
+    rows = [ROWS[0], {**ROWS[1], "video": "lost"}, {**ROWS[2], "answer": "x"}]
+    table = _write(rows, tmp_path / "t.csv")
+    result = CliRunner().invoke(
+        main,
+        [
+            "import",
+            "table",
+            str(table),
+            "--map",
+            str(mapping),
+            "--videos",
+            str(videos),
+            "--out",
+            str(tmp_path / "b"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"skipped {table}:4:answer: 'x' is not an index" in result.output
+    assert "missing video lost.mp4 (1 question(s): lost-2)" in result.output
+    assert f"wrote 1 of 3 questions to {tmp_path / 'b'} (2 left out)" in result.output
