@@ -35,14 +35,18 @@ def test_systems_cite_papers_by_title_and_link_and_have_protocol_notes():
     papers = re.findall(r"^    paper: (.+)$", listing, re.MULTILINE)
     links = re.findall(r"^    link: (.+)$", listing, re.MULTILINE)
     notes = re.findall(r"^    protocol notes: (\S+)", listing, re.MULTILINE)
-    assert len(papers) == len(links) == len(notes) == 4
+    # the four papers' systems, each with a link; the presets of published benchmarks cite theirs
+    # in docs/datasets.md
+    assert len(links) == 4 and len(papers) == len(notes) == 5
+    assert "docs/datasets.md" in notes
     assert not any(paper.endswith(".txt") or "/" in paper for paper in papers)
     assert "MovieRecapsQA: A Multimodal Open-Ended Video Question-Answering Benchmark" in papers
     assert all(link.startswith("https://") for link in links)
     for note in notes:
         page = ROOT / note
         assert page.is_file(), note
-        assert "the protocol facts vqakit relies on" in page.read_text(encoding="utf-8")
+        if note.startswith("docs/protocols/"):
+            assert "the protocol facts vqakit relies on" in page.read_text(encoding="utf-8")
 
 
 def test_doc_links_between_pages_resolve():

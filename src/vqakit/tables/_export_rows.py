@@ -171,12 +171,11 @@ def corpus_rows(benchmark: Benchmark) -> dict[str, list[dict[str, Any]]]:
 def copy_media(benchmark: Benchmark, rows: list[dict[str, Any]], out: Path) -> int:
     """Copy (hard-link where possible) every video and subtitle file the rows name into
     `out/media/`; the number of files placed."""
-    from vqakit.files import place_file
+    from vqakit.files import place_media
 
     names = {row[column] for row in rows for column in ("video", "subtitles") if row.get(column)}
     names |= {under_media(clip.video.path) for clip in benchmark.clips.values()}
-    for name in sorted(names):
-        place_file(benchmark.root / "media" / name, out / "media" / name)
+    place_media(out, {name: benchmark.root / "media" / name for name in sorted(names)})
     return len(names)
 
 

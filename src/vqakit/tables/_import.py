@@ -14,6 +14,7 @@ they build themselves, a video that is a folder of frames, subtitles to clean or
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -154,17 +155,22 @@ def import_rows(
         ]
         listed = "\n".join(report.problems[:20] + missing + unreadable)
         raise ValueError(f"{source.path}: no row could be imported\n{listed}".rstrip())
-    for relative, text in texts.items():
-        write_text_atomic(out / relative, text)
-    clips, passages = _corpus(mapping, videos, media)
-    report.benchmark = write_benchmark_folder(
-        out,
-        card=card or default_card(mapping, out.name, source),
-        samples=samples,
-        clips=clips,
-        passages=passages,
-        media=media,
-    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # converted subtitles are media like any other: the folder writer places and checks them
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.subtitles.", dir=out.parent) as converted:
+        for relative, text in texts.items():
+            name = relative.removeprefix("media/")
+            write_text_atomic(Path(converted) / name, text)
+            media[name] = Path(converted) / name
+        clips, passages = _corpus(mapping, videos, media)
+        report.benchmark = write_benchmark_folder(
+            out,
+            card=card or default_card(mapping, out.name, source),
+            samples=samples,
+            clips=clips,
+            passages=passages,
+            media=media,
+        )
     report.written = len(samples)
     report.hidden = sum(1 for sample in samples if sample["answer"] is None)
     return report

@@ -34,7 +34,8 @@ register_system(
         name="presets",
         title="Published video QA benchmarks: Video-MME, MVBench, EgoSchema, NExT-QA, Perception Test, "
         "LongVideoBench, MLVU",
-        reference="the benchmarks' releases (docs/datasets.md)",
+        reference="each benchmark's own paper and release (listed with its layout in the notes)",
+        notes="docs/datasets.md",
         protocol=Protocol(),
         commands=tuple(
             f"import {name}"
