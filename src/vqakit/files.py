@@ -9,6 +9,7 @@
 - `link_or_copy`: media placed into a benchmark folder without duplicating bytes when the
   filesystem allows.
 - `slug`: one way to turn a model spec or a parameter into a file-name part.
+- `cache_folder`: where the caches of this machine live (responses, frames, indexes).
 """
 
 from __future__ import annotations
@@ -107,3 +108,13 @@ def slug(text: str, max_length: int = 60, *, empty: str = "_") -> str:
     spec names the model)."""
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", text)[-max_length:].strip("_")
     return cleaned or empty
+
+
+def cache_folder() -> Path:
+    """`$VQAKIT_CACHE_DIR`, else `$XDG_CACHE_HOME/vqakit` (`~/.cache/vqakit`): the folder of the
+    response cache and the frame store, shared by every run of this machine (or of a cluster,
+    when it is on a filesystem every host sees)."""
+    root = os.environ.get("VQAKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "vqakit"
+    )
+    return Path(root)

@@ -10,7 +10,8 @@ Generic methods:
 """
 
 from vqakit.methods._baselines import random_choice, text_similarity
-from vqakit.methods._direct import ask_model, blind, build_prompt, direct, window_spec
+from vqakit.methods._direct import Visual, ask_model, blind, build_prompt, direct, frame_request, window_spec
+from vqakit.methods._frames import FrameProvider, FrameRequest, FrameStats
 from vqakit.methods._registry import (
     Method,
     MethodContext,
@@ -21,18 +22,24 @@ from vqakit.methods._registry import (
     methods,
     option_names,
 )
-from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 
 __all__ = [
+    "FrameProvider",
+    "FrameRequest",
+    "FrameStats",
     "Method",
     "MethodContext",
     "MethodSetupError",
     "NoOptions",
+    "Visual",
     "ask_model",
     "blind",
     "build_prompt",
     "direct",
+    "frame_request",
     "get_method",
+    "keep_strip",
     "method",
     "methods",
     "option_names",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
+from vqakit.methods._frames import FrameRequest
 from vqakit.methods._registry import MethodContext, method
-from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
 from vqakit.scoring import extract_choice, format_options
@@ -50,36 +51,65 @@ def window_spec(sample: Sample, spec_text: str):
     return spec
 
 
-def _frames(sample: Sample, context: MethodContext):
-    from vqakit.models import Frames
-    from vqakit.video import Resize, sample_frames
+def frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None:
+    """The frames `direct` sends for a sample (named, not decoded), or None when the protocol
+    asks for none. VideoError when the video cannot be read."""
+    from vqakit.video import Resize
 
     spec = window_spec(sample, context.protocol.frames)
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
     resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
-    frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
-    return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
+    encoding = context.model.image_encoding if context.model is not None else None
+    return context.frames.request(str(context.root / sample.videos[0].path), spec, resize, encoding)
 
 
-def _frame_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
-    frames = _frames(sample, context)
-    return ([frames], list(frames.times_s)) if frames is not None else ([], [])
+def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
+    """What `direct` will ask of the frame provider for this sample (for the runner's plan)."""
+    request = frame_request(sample, context) if sample.videos else None
+    return [request] if request is not None else []
+
+
+@dataclass
+class Visual:
+    """What a method shows the model: message parts, the times of the frames sent and, for
+    frames named rather than held, how to get their strip."""
+
+    parts: list
+    times: list[float]
+    strip: Callable[[], Awaitable[tuple[str, bytes]]] | None = None  # -> (identity, strip JPEG)
+
+
+def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
+    from vqakit.models import Frames
+
+    request = frame_request(sample, context)
+    if request is None:
+        return Visual([], [])
+    provider = context.frames
+    frames = Frames((), request.times_s, identity=request.identity, fetch=lambda: provider.images(request))
+
+    async def strip() -> tuple[str, bytes]:
+        return request.identity, await provider.strip(request)
+
+    return Visual([frames], list(request.times_s), strip)
 
 
 async def ask_model(
     sample: Sample,
     context: MethodContext,
     name: str,
-    visual: Callable[[Sample, MethodContext], tuple[list, list[float]]] | None,
+    visual: Callable[[Sample, MethodContext], tuple[list, list[float]] | Visual] | None,
 ) -> Prediction:
-    """One model call: `visual` builds the video parts (and the times of the frames sent)."""
+    """One model call: `visual` builds the video parts and the times of the frames sent (a
+    `Visual`, or the pair)."""
     from vqakit.models import Message
 
     if context.model is None:
         return Prediction.failed(sample.id, name, "no_model", f"{name} needs --model")
     visual_parts: list = []
     times: list[float] = []
+    images: list[str] | None = None  # the strips kept in the run folder
     if visual is not None:
         if not sample.videos:
             return Prediction.failed(
@@ -90,11 +120,16 @@ async def ask_model(
                 model=str(context.model),
             )
         try:
-            visual_parts, times = await asyncio.to_thread(visual, sample, context)
+            shown = await asyncio.to_thread(visual, sample, context)
+            shown = shown if isinstance(shown, Visual) else Visual(*shown)
+            visual_parts, times = shown.parts, shown.times
+            if shown.strip is not None:
+                images = await keep_strip(context, *(await shown.strip()))
         except Exception as error:
             return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     parts = [*visual_parts, build_prompt(sample, context)]
-    images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
+    if images is None:
+        images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
     completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
@@ -128,7 +163,7 @@ async def ask_model(
     )
 
 
-@method("direct", needs_model=True)
+@method("direct", needs_model=True, plan_frames=planned_frames)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
     """Sampled frames, the question and its options, one model call."""
     return await ask_model(sample, context, "direct", _frame_parts)

@@ -17,10 +17,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vqakit.extras import has_extra, install_line
+from vqakit.methods._frames import FrameProvider, FrameRequest
 from vqakit.plugins import load_plugins
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
 
 MethodFn = Callable[[Sample, "MethodContext"], Awaitable[Prediction]]
+PlanFn = Callable[[Sample, "MethodContext"], list[FrameRequest]]
 
 
 class NoOptions(BaseModel):
@@ -43,6 +45,8 @@ class Method:
     describe: Callable[[Any, Protocol], str] | None = None  # the report header's "shown" line
     summary: str = ""  # one line for listings
     extras: tuple[str, ...] = ()  # pip extras it needs (vqakit.extras), checked before a run
+    # the frames it will ask of `context.frames` for a sample, so the runner can plan decoding
+    plan_frames: PlanFn | None = None
 
     def parse_options(self, values: dict[str, Any] | None) -> BaseModel:
         """The method's options from `values` (strings from the command line are converted);
@@ -106,12 +110,17 @@ def method(
     preflight: Callable[[Benchmark, Any], None] | None = None,
     describe: Callable[[Any, Protocol], str] | None = None,
     extras: tuple[str, ...] = (),
+    plan_frames: PlanFn | None = None,
 ) -> Callable[[MethodFn], MethodFn]:
-    """Decorator registering a method function under `name` (one function may take several)."""
+    """Decorator registering a method function under `name` (one function may take several).
+    `plan_frames(sample, context)` names the frames the method will ask `context.frames` for, so the
+    runner can decode them ahead, video by video."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        _METHODS[name] = Method(name, fn, needs_model, options, preflight, describe, summary, extras)
+        _METHODS[name] = Method(
+            name, fn, needs_model, options, preflight, describe, summary, extras, plan_frames
+        )
         return fn
 
     return register
@@ -141,3 +150,4 @@ class MethodContext:
     shared: dict[str, Any] = field(default_factory=dict)  # per-run objects (e.g. an embedder)
     benchmark: Benchmark | None = None  # the loaded benchmark (corpora for retrieval methods)
     artifacts: Path | None = None  # the run folder, where a method may keep what it sent (`_sent`)
+    frames: FrameProvider = field(default_factory=FrameProvider)  # video frames, decoded once per run

@@ -45,3 +45,19 @@ def save_strip(context: MethodContext, key: str, images: list[np.ndarray]) -> li
     relative = strip_path(key)
     write_strip(Path(context.artifacts) / relative, images)
     return [relative]
+
+
+async def keep_strip(context: MethodContext, identity: str, data: bytes) -> list[str]:
+    """Keep an already made strip (JPEG bytes) of frames named by `identity`: one file per
+    distinct set of frames, shared by every sample that was sent them (as `save_strip`'s list)."""
+    if context.artifacts is None:
+        return []
+    import asyncio
+
+    from vqakit.files import write_atomic
+
+    relative = strip_path(f"sent-{identity[:32]}")
+    target = Path(context.artifacts) / relative
+    if not target.exists():
+        await asyncio.to_thread(write_atomic, target, lambda handle: handle.write(data))
+    return [relative]

@@ -16,7 +16,15 @@ from vqakit.models._embed import (
     is_api_text_embedder,
 )
 from vqakit.models._embed_api import EmbeddingError
-from vqakit.models._images import pixel_hash
+from vqakit.models._images import (
+    JPEG_QUALITY,
+    EncodedImage,
+    encode_jpeg,
+    image_encoding,
+    jpeg_encoder,
+    pixel_hash,
+    sent_jpeg,
+)
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
 from vqakit.models._model import Model
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
@@ -27,6 +35,7 @@ from vqakit.models._structured import complete_structured, parse_json_lenient
 
 __all__ = [
     "BATCH_PENDING",
+    "JPEG_QUALITY",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
     "BackendError",
@@ -38,6 +47,7 @@ __all__ = [
     "Detection",
     "EmbeddingCache",
     "EmbeddingError",
+    "EncodedImage",
     "Frames",
     "GenerationSettings",
     "Image",
@@ -59,11 +69,15 @@ __all__ = [
     "complete_structured",
     "default_cache_path",
     "deferred_calls",
+    "encode_jpeg",
+    "image_encoding",
     "is_api_text_embedder",
+    "jpeg_encoder",
     "keep_detections",
     "parse_json_lenient",
     "parse_model_spec",
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "sent_jpeg",
 ]

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
-from vqakit.models._images import shrunk_size
+from vqakit.models._images import image_encoding, shrunk_size
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
 from vqakit.models._secrets import redact_secrets
@@ -112,6 +112,14 @@ class Model:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
 
+    @property
+    def image_encoding(self) -> dict[str, Any] | None:
+        """How this model's backend encodes images (`models.image_encoding`): None for backends
+        that take pixels as they are (local models, replay)."""
+        if not hasattr(self.backend, "image_max_side"):
+            return None
+        return image_encoding(self.backend.image_max_side)
+
     def sent_size(self, width: int, height: int) -> tuple[int, int]:
         """The size an image of `width` x `height` reaches the model at: backends that encode
         images themselves (the APIs) shrink them to `image_max_side`; local ones pass them whole."""
@@ -162,6 +170,10 @@ class Model:
             key = cache_key(self._cache_spec, wire, sent)
             if (hit := self.cache.get(key)) is not None:
                 return hit
+        try:
+            sent = [await message.loaded() for message in sent]
+        except Exception as error:  # the frames could not be had: no request is sent
+            return self._error("video", f"{type(error).__name__}: {error}")
         completion = await self._with_retries(sent, effective, sample_id)
         if completion.error is not None and completion.error.type in ("refused", "empty") and self.fallback:
             log.info("%s: %s; asking fallback %s", sample_id, completion.error.type, self.fallback)

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vqakit.methods import MethodContext, get_method
+from vqakit.methods import FrameProvider, MethodContext, get_method
 from vqakit.runner._config import EvalConfig
+from vqakit.runner._decode_pool import DecodePool
+from vqakit.runner._plan import planned
 from vqakit.schema import Benchmark, Prediction, Protocol
 
 RAY_BATCH = 4
@@ -29,28 +32,61 @@ async def predict(
     context: MethodContext,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
-    """Run the method over samples, `concurrency` at a time; a failing sample becomes an error."""
+    """Run the method over samples, `concurrency` at a time, planned by video (`_plan`); a
+    failing sample becomes an error. Memory stays bounded whatever the number of samples: the
+    workers take samples from a short queue that the planner fills as they go."""
     method = get_method(config.method)
-    gate = asyncio.Semaphore(max(1, config.concurrency))
+    workers = max(1, config.concurrency)
+    queue: asyncio.Queue = asyncio.Queue(maxsize=2 * workers)
+    # predictions are recorded (appended and synced) one at a time, off the event loop
+    recorder = ThreadPoolExecutor(1, thread_name_prefix="vqakit-record")
+    loop = asyncio.get_running_loop()
 
-    async def one(sample: Any) -> None:
-        async with gate:
+    async def feed() -> None:
+        try:
+            async for item in planned(samples, method, context):
+                await queue.put(item)
+        finally:
+            for _ in range(workers):
+                await queue.put(None)
+
+    async def work() -> None:
+        while (item := await queue.get()) is not None:
+            sample, requests = item
             try:
                 prediction = await method.run(sample, context)
             except Exception as error:  # a failing sample must not stop the run
                 prediction = Prediction.failed(
                     sample.id, config.method, "method", f"{type(error).__name__}: {error}", model=config.model
                 )
-        on_prediction(prediction)
+            finally:
+                context.frames.release(requests)
+            await loop.run_in_executor(recorder, on_prediction, prediction)
 
     try:
-        await asyncio.gather(*(one(sample) for sample in samples))
+        await asyncio.gather(feed(), *(work() for _ in range(workers)))
     finally:
+        recorder.shutdown(wait=True)
         if context.model is not None:
             await context.model.aclose()
 
 
-def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol, folder: Path) -> MethodContext:
+def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FrameProvider:
+    """The run's frame provider: the shared frame store unless `--no-frame-cache`; decode jobs in
+    `pool`'s processes where frames are encoded (in threads for models that take pixels)."""
+    from vqakit.video import FrameStore
+
+    store = FrameStore() if config.frame_cache else None
+    encoded = model is not None and model.image_encoding is not None
+    executor = pool.ready if pool is not None and encoded else None
+    # encoded frames are small (tens of KB); RGB arrays for local models are not
+    limit = max(256, 4 * config.concurrency * 32) if encoded else max(32, 2 * config.concurrency)
+    return FrameProvider(store, executor, max_frames_in_flight=limit)
+
+
+def _context(
+    config: EvalConfig, benchmark: Benchmark, protocol: Protocol, folder: Path, pool: DecodePool | None = None
+) -> MethodContext:
     model = None
     if config.model is not None:
         from vqakit.models import Model
@@ -70,6 +106,7 @@ def _context(config: EvalConfig, benchmark: Benchmark, protocol: Protocol, folde
         options=config.options(),
         benchmark=benchmark,
         artifacts=folder,
+        frames=_frames(config, model, pool),
     )
 
 
@@ -81,7 +118,13 @@ def run_local(
     folder: Path,
     on_prediction: Callable[[Prediction], None],
 ) -> None:
-    asyncio.run(predict(samples, config, _context(config, benchmark, protocol, folder), on_prediction))
+    pool = DecodePool()
+    try:
+        asyncio.run(
+            predict(samples, config, _context(config, benchmark, protocol, folder, pool), on_prediction)
+        )
+    finally:
+        pool.shutdown()
 
 
 @lru_cache(maxsize=4)
