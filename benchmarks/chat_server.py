@@ -75,10 +75,8 @@ async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
     counters = Counters()
 
     def respond(writer: asyncio.StreamWriter, status: str, data: bytes) -> None:
-        writer.write(
-            f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
-            + data
-        )
+        head = f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        writer.write(head.encode() + data)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

@@ -156,8 +156,9 @@ class FrameProvider:
     async def images(self, request: FrameRequest) -> tuple[Any, ...]:
         """The frames as sent (EncodedImages, or RGB arrays when `encoding` is None), in order."""
         missing = [key for key in dict.fromkeys(request.frame_keys) if key not in self._frames]
-        if missing:
-            await self._fill([request], set(missing), strips=False)
+        claimed = self._claim(missing)
+        if claimed:
+            await self._fill([request], claimed, strips=False)
         futures = [self._frames[key] for key in request.frame_keys]
         for key in missing:
             if self._wanted.get(key, 0) <= 0:  # not planned: kept while there is room
@@ -190,48 +191,63 @@ class FrameProvider:
             await asyncio.to_thread(self.store.put_many, [(request.strip_key, data, 0, 0)])
         return data
 
-    async def _fill(self, requests: list[FrameRequest], keys: set[str], *, strips: bool) -> None:
-        """Futures for `keys` (frames of `requests`), answered from the store or decode jobs."""
+    def _claim(self, keys: Iterable[str]) -> dict[str, asyncio.Future]:
+        """Futures for the keys nobody is getting yet; the caller answers them (`_fill`)."""
         loop = asyncio.get_running_loop()
+        claimed = {}
         for key in keys:
-            self._frames[key] = loop.create_future()
+            if key not in self._frames:
+                claimed[key] = self._frames[key] = loop.create_future()
+        return claimed
+
+    async def _fill(
+        self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
+    ) -> None:
+        """Answer the claimed futures (frames of `requests`) from the store or decode jobs; with
+        `strips`, the jobs also make the strips of the requests they decode whole."""
         held: dict[str, tuple[bytes, int, int]] = {}
         if self.store is not None and requests[0].encoding is not None:
-            held = await asyncio.to_thread(self.store.get_many, keys)
+            held = await asyncio.to_thread(self.store.get_many, claimed)
         if held:
             from vqakit.models import EncodedImage
 
             for key, (data, width, height) in held.items():
-                self._frames[key].set_result(EncodedImage(data, width, height))
+                claimed[key].set_result(EncodedImage(data, width, height))
             self.stats.from_store += len(held)
         to_decode: dict[tuple, dict[int, str]] = {}
-        strip_sets: dict[tuple, list[FrameRequest]] = {}
+        strip_sets: dict[tuple, dict[str, FrameRequest]] = {}
         for request in requests:
             for number, key in zip(request.numbers, request.frame_keys, strict=True):
-                if key in keys and key not in held:
+                if key in claimed and key not in held:
                     to_decode.setdefault(request.group, {})[number] = key
             if strips and request.strip_key not in self._strips:
-                same = strip_sets.setdefault(request.group, [])
-                if all(other.strip_key != request.strip_key for other in same):
-                    same.append(request)
+                strip_sets.setdefault(request.group, {}).setdefault(request.strip_key, request)
+        loop = asyncio.get_running_loop()
         jobs = []
         for group, wanted in to_decode.items():
             numbers = sorted(wanted)
             for start in range(0, len(numbers), JOB_FRAMES):
                 chunk = numbers[start : start + JOB_FRAMES]
                 whole = set(chunk)
-                strip_requests = [r for r in strip_sets.get(group, []) if set(r.numbers) <= whole]
-                for request in strip_requests:
-                    self._strips[request.strip_key] = loop.create_future()
-                strip_sets[group] = [r for r in strip_sets.get(group, []) if r not in strip_requests]
-                jobs.append(self._run(group, chunk, {n: wanted[n] for n in chunk}, strip_requests))
+                strip_futures = {}
+                for key, request in list(strip_sets.get(group, {}).items()):
+                    if set(request.numbers) <= whole and key not in self._strips:
+                        strip_futures[key] = (request, loop.create_future())
+                        self._strips[key] = strip_futures[key][1]
+                        del strip_sets[group][key]
+                frames = {n: (wanted[n], claimed[wanted[n]]) for n in chunk}
+                jobs.append(self._run(group, chunk, frames, list(strip_futures.values())))
         await asyncio.gather(*jobs)
 
     async def _run(
-        self, group: tuple, numbers: list[int], keys: dict[int, str], strip_requests: list[FrameRequest]
+        self,
+        group: tuple,
+        numbers: list[int],
+        frames: dict[int, tuple[str, asyncio.Future]],
+        strips: list[tuple[FrameRequest, asyncio.Future]],
     ) -> None:
         path, resize, encoding = group[0], group[1], json.loads(group[2])
-        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r in strip_requests))
+        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips))
         try:
             executor = None
             if self.executor is not None and encoding is not None:
@@ -241,24 +257,26 @@ class FrameProvider:
             else:
                 result = await asyncio.to_thread(run_job, job)
         except Exception as error:
-            for key in keys.values():
-                self._frames[key].set_exception(error)
-                self._frames[key].exception()  # kept for the run; each sample reports it
-            for request in strip_requests:
-                self._strips.pop(request.strip_key, None)
+            for _, future in frames.values():
+                future.set_exception(error)
+                future.exception()  # kept for the run: each sample on these frames reports it
+            for request, future in strips:
+                if self._strips.get(request.strip_key) is future:
+                    del self._strips[request.strip_key]
+                future.cancel()
             return
         self.stats.jobs += 1
         self.stats.decoded += result.frames_decoded
-        for number, key in keys.items():
-            self._frames[key].set_result(result.frames[number])
-        for request, data in zip(strip_requests, result.strips, strict=True):
-            self._strips[request.strip_key].set_result(data)
+        for number, (_, future) in frames.items():
+            future.set_result(result.frames[number])
+        for (_, future), data in zip(strips, result.strips, strict=True):
+            future.set_result(data)
         if self.store is not None and encoding is not None:
             rows = [
-                (key, result.frames[number].data, result.frames[number].width, result.frames[number].height)
-                for number, key in keys.items()
+                (key, result.frames[n].data, result.frames[n].width, result.frames[n].height)
+                for n, (key, _) in frames.items()
             ]
-            rows += [(r.strip_key, data, 0, 0) for r, data in zip(strip_requests, result.strips, strict=True)]
+            rows += [(r.strip_key, data, 0, 0) for (r, _), data in zip(strips, result.strips, strict=True)]
             await asyncio.to_thread(self.store.put_many, rows)
 
     # --- planning ahead ---------------------------------------------------------------------
@@ -277,13 +295,12 @@ class FrameProvider:
         if not keys:
             return  # held, or in the store: nothing is decoded (nor read until asked)
         await self._wait_for_room(len(keys))
-        keys = {key for key in keys if key not in self._frames}  # others may have asked meanwhile
-        if not keys:
+        claimed = self._claim(keys)  # less what others asked for meanwhile
+        if not claimed:
             return
-        self._counted.update(key for key in keys if self._wanted.get(key, 0) > 0)
-        task = asyncio.ensure_future(
-            self._fill([r for r in requests if set(r.frame_keys) & keys], keys, strips=True)
-        )
+        self._counted.update(key for key in claimed if self._wanted.get(key, 0) > 0)
+        requests = [r for r in requests if not claimed.keys().isdisjoint(r.frame_keys)]
+        task = asyncio.ensure_future(self._fill(requests, claimed, strips=True))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -26,7 +26,7 @@ from vqakit.models._images import (
     sent_jpeg,
 )
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Part, Text, Usage, clock
-from vqakit.models._model import Model
+from vqakit.models._model import Model, sent_encoding
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
 from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings
@@ -79,5 +79,6 @@ __all__ = [
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "sent_encoding",
     "sent_jpeg",
 ]

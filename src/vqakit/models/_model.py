@@ -67,6 +67,14 @@ def make_backend(
     raise ValueError(f"no backend for {spec.backend!r}")
 
 
+def sent_encoding(spec: str | None, image_max_side: int | None = 768) -> dict[str, Any] | None:
+    """How a model of this spec is sent images (`image_encoding`), without making the model: None
+    for backends that take pixels (local models, replay) and for no model."""
+    if spec is None or parse_model_spec(spec).backend not in API_BACKENDS:
+        return None
+    return image_encoding(image_max_side)
+
+
 class Model:
     def __init__(
         self,

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vqakit.methods import FrameProvider, MethodContext, get_method
+from vqakit.methods import FrameProvider, FrameStats, MethodContext, get_method
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._decode_pool import DecodePool
 from vqakit.runner._plan import planned
@@ -117,14 +117,15 @@ def run_local(
     protocol: Protocol,
     folder: Path,
     on_prediction: Callable[[Prediction], None],
-) -> None:
+) -> FrameStats:
+    """Run in this process; returns how the frames were had."""
     pool = DecodePool()
+    context = _context(config, benchmark, protocol, folder, pool)
     try:
-        asyncio.run(
-            predict(samples, config, _context(config, benchmark, protocol, folder, pool), on_prediction)
-        )
+        asyncio.run(predict(samples, config, context, on_prediction))
     finally:
         pool.shutdown()
+    return context.frames.stats
 
 
 @lru_cache(maxsize=4)

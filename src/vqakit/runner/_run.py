@@ -28,6 +28,7 @@ import yaml
 
 from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
+from vqakit.methods import FrameStats
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
@@ -60,6 +61,7 @@ class RunOutcome:
     ran: int  # predictions added by this call
     results: dict[str, Any]
     judgments_pending: int = 0  # judgments waiting on a provider batch (`judge_batch_wait=False`)
+    frames: FrameStats | None = None  # how the frames were had (local engine)
 
 
 def benchmark_hash(benchmark: Benchmark) -> str:
@@ -128,6 +130,14 @@ def _redacted(prediction: Prediction) -> Prediction:
     return prediction.model_copy(update={"error": error})
 
 
+def _images_line(config: EvalConfig) -> dict[str, Any]:
+    """How images reach the model: JPEG encoder, quality, subsampling and longest side (or
+    pixels, for local models), and whether the frame store kept them."""
+    from vqakit.models import sent_encoding
+
+    return {"sent_as": sent_encoding(config.model) or "pixels", "frame_store": config.frame_cache}
+
+
 def run_eval(
     config: EvalConfig,
     out: str | Path,
@@ -164,6 +174,7 @@ def run_eval(
             "benchmark_hash": saved["benchmark_hash"],
             "shown": checked.method.shown(checked.options, checked.protocol),
             "prompt_hashes": prompts,
+            "images": _images_line(config),
         }
         write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
         return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
@@ -196,7 +207,7 @@ def _run_locked(
         on_progress(done, len(samples), errors)
     try:
         engine = run_ray if config.engine == "ray" else run_local
-        engine(todo, config, benchmark, checked.protocol, folder, record)
+        frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     finally:
         log.close()
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
@@ -223,7 +234,7 @@ def _run_locked(
             wall_s=time.monotonic() - started,
             judgments_pending=pending,
         )
-    return RunOutcome(folder, finished_before, len(todo), results, pending)
+    return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
 
 
 def _video_length(benchmark: Benchmark, sample: Any) -> float | None:

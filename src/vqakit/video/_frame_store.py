@@ -191,9 +191,8 @@ class FrameStore:
             for start in range(0, len(stale), _CHUNK):
                 chunk = stale[start : start + _CHUNK]
                 marks = ",".join("?" * len(chunk))
-                db.execute(
-                    f"UPDATE blobs SET used = ? WHERE key IN ({marks}) AND used < ?", [now, *chunk, now - 1]
-                )
+                update = f"UPDATE blobs SET used = ? WHERE key IN ({marks}) AND used < ?"
+                db.execute(update, [now, *chunk, now - TOUCH_EVERY_S])
 
         self._safely("write", write, None)
 
