@@ -16,6 +16,7 @@ import io
 import json
 import multiprocessing
 import re
+import time
 from collections import Counter
 from typing import Any
 
@@ -43,13 +44,34 @@ class Counters:
         self.in_flight = 0
         self.max_in_flight = 0
         self.bytes = 0
+        self.first: float | None = None  # when the first request arrived
+        self.last: float | None = None  # when the last reply went out
+        self.area = 0.0  # integral of requests in flight over time
+        self.changed = 0.0
+        self.clients: Counter[str] = Counter()  # requests per client address
         self.images: Counter[int] = Counter()  # images per request -> requests
         self.sizes: Counter[str] = Counter()  # "WxH" of each request's first image -> requests
 
+    def change(self, by: int) -> None:
+        """Requests in flight go up or down by one; the time-weighted mean is kept."""
+        now = time.monotonic()
+        if self.first is None:
+            self.first = self.changed = now
+        self.area += self.in_flight * (now - self.changed)
+        self.changed = now
+        self.in_flight += by
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        if by < 0:
+            self.last = now
+
     def as_dict(self) -> dict[str, Any]:
+        busy = (self.last - self.first) if self.first is not None and self.last is not None else 0.0
         return {
             "requests": self.requests,
             "max_in_flight": self.max_in_flight,
+            "mean_in_flight": round(self.area / busy, 2) if busy else 0.0,
+            "busy_s": round(busy, 3),
+            "clients": dict(self.clients),
             "bytes": self.bytes,
             "images_per_request": {str(k): v for k, v in sorted(self.images.items())},
             "first_image_size": dict(self.sizes),
@@ -101,8 +123,8 @@ async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
                 else:
                     counters.requests += 1
                     counters.bytes += length
-                    counters.in_flight += 1
-                    counters.max_in_flight = max(counters.max_in_flight, counters.in_flight)
+                    counters.clients[writer.get_extra_info("peername")[0]] += 1
+                    counters.change(+1)
                     counters.images[body.count(b"data:image/")] += 1
                     size = _image_size(body)
                     if size:
@@ -110,7 +132,7 @@ async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
                     try:
                         await asyncio.sleep(delay_s)
                     finally:
-                        counters.in_flight -= 1
+                        counters.change(-1)
                     respond(writer, "200 OK", REPLY)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, ValueError):
@@ -135,8 +157,9 @@ class ChatServer:
 
     def __init__(self, delay_s: float) -> None:
         self.delay_s = delay_s
-        self._ports: multiprocessing.Queue = multiprocessing.Queue()
-        self._process = multiprocessing.Process(target=_run, args=(delay_s, self._ports), daemon=True)
+        context = multiprocessing.get_context("spawn")
+        self._ports = context.Queue()
+        self._process = context.Process(target=_run, args=(delay_s, self._ports), daemon=True)
 
     def __enter__(self) -> ChatServer:
         self._process.start()

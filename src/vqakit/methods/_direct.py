@@ -77,7 +77,8 @@ class Visual:
 
     parts: list
     times: list[float]
-    strip: Callable[[], Awaitable[tuple[str, bytes]]] | None = None  # -> (identity, strip JPEG)
+    identity: str | None = None  # of the frames, when they are named
+    strip: Callable[[], Awaitable[bytes]] | None = None  # their strip (JPEG), made once
 
 
 def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
@@ -89,10 +90,10 @@ def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
     provider = context.frames
     frames = Frames((), request.times_s, identity=request.identity, fetch=lambda: provider.images(request))
 
-    async def strip() -> tuple[str, bytes]:
-        return request.identity, await provider.strip(request)
+    async def strip() -> bytes:
+        return await provider.strip(request)
 
-    return Visual([frames], list(request.times_s), strip)
+    return Visual([frames], list(request.times_s), request.identity, strip)
 
 
 async def ask_model(
@@ -123,8 +124,8 @@ async def ask_model(
             shown = await asyncio.to_thread(visual, sample, context)
             shown = shown if isinstance(shown, Visual) else Visual(*shown)
             visual_parts, times = shown.parts, shown.times
-            if shown.strip is not None:
-                images = await keep_strip(context, *(await shown.strip()))
+            if shown.identity is not None and shown.strip is not None:
+                images = await keep_strip(context, shown.identity, shown.strip)
         except Exception as error:
             return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     parts = [*visual_parts, build_prompt(sample, context)]

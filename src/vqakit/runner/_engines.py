@@ -1,10 +1,8 @@
-"""Engines: where the method runs over the samples still to do.
+"""The local engine, and what every engine shares: the method run over samples (`predict`) with
+the run's context (model, frame provider).
 
-- `local`: asyncio in this process, at most `concurrency` samples at a time.
-- `ray`: samples in small batches as Ray tasks, on a local instance or the cluster at
-  `ray_address`; each task runs the same async loop as the local engine and returns its
-  predictions, which the driver appends to the run folder as batches finish. Workers need
-  vqakit installed and the benchmark folder at the same path.
+`local` is asyncio in this process, at most `concurrency` samples at a time, decoding in worker
+processes (`_decode_pool`); the `ray` engine (`_ray_engine`) runs the same `predict` in Ray tasks.
 Both call the same method with the same context, so predictions are the same (timings aside).
 """
 
@@ -12,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,24 +19,36 @@ from vqakit.runner._decode_pool import DecodePool
 from vqakit.runner._plan import planned
 from vqakit.schema import Benchmark, Prediction, Protocol
 
-RAY_BATCH = 4
+Record = Callable[[list[Prediction]], None]
 
 
 async def predict(
     samples: list[Any],
     config: EvalConfig,
     context: MethodContext,
-    on_prediction: Callable[[Prediction], None],
+    on_predictions: Record,
 ) -> None:
     """Run the method over samples, `concurrency` at a time, planned by video (`_plan`); a
     failing sample becomes an error. Memory stays bounded whatever the number of samples: the
-    workers take samples from a short queue that the planner fills as they go."""
+    workers take samples from a short queue that the planner fills as they go. Predictions are
+    handed to `on_predictions` off the event loop, in batches of those finished meanwhile (one
+    write and one sync per batch)."""
     method = get_method(config.method)
     workers = max(1, config.concurrency)
     queue: asyncio.Queue = asyncio.Queue(maxsize=2 * workers)
-    # predictions are recorded (appended and synced) one at a time, off the event loop
-    recorder = ThreadPoolExecutor(1, thread_name_prefix="vqakit-record")
-    loop = asyncio.get_running_loop()
+    finished: asyncio.Queue = asyncio.Queue()
+
+    async def record() -> None:
+        while True:
+            batch = [await finished.get()]
+            while not finished.empty():
+                batch.append(finished.get_nowait())
+            last = batch[-1] is None  # put once, after every worker is done
+            batch = [prediction for prediction in batch if prediction is not None]
+            if batch:
+                await asyncio.to_thread(on_predictions, batch)
+            if last:
+                return
 
     async def feed() -> None:
         try:
@@ -61,12 +69,14 @@ async def predict(
                 )
             finally:
                 context.frames.release(requests)
-            await loop.run_in_executor(recorder, on_prediction, prediction)
+            finished.put_nowait(prediction)
 
+    recording = asyncio.ensure_future(record())
     try:
         await asyncio.gather(feed(), *(work() for _ in range(workers)))
     finally:
-        recorder.shutdown(wait=True)
+        finished.put_nowait(None)
+        await recording
         if context.model is not None:
             await context.model.aclose()
 
@@ -84,7 +94,7 @@ def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FramePro
     return FrameProvider(store, executor, max_frames_in_flight=limit)
 
 
-def _context(
+def make_context(
     config: EvalConfig, benchmark: Benchmark, protocol: Protocol, folder: Path, pool: DecodePool | None = None
 ) -> MethodContext:
     model = None
@@ -116,67 +126,13 @@ def run_local(
     benchmark: Benchmark,
     protocol: Protocol,
     folder: Path,
-    on_prediction: Callable[[Prediction], None],
+    on_predictions: Record,
 ) -> FrameStats:
     """Run in this process; returns how the frames were had."""
     pool = DecodePool()
-    context = _context(config, benchmark, protocol, folder, pool)
+    context = make_context(config, benchmark, protocol, folder, pool)
     try:
-        asyncio.run(predict(samples, config, context, on_prediction))
+        asyncio.run(predict(samples, config, context, on_predictions))
     finally:
         pool.shutdown()
     return context.frames.stats
-
-
-@lru_cache(maxsize=4)
-def _worker_benchmark(root: str) -> Benchmark:
-    """A Ray worker loads the benchmark once, not once per batch."""
-    from vqakit.benchmarks import load_benchmark
-
-    return load_benchmark(root)
-
-
-def _predict_batch(
-    config_json: str, root: str, protocol_json: str, folder: str, samples_json: list[str]
-) -> list[str]:
-    """Body of one Ray task: plain strings in and out, so nothing but vqakit must be importable."""
-    from vqakit.schema import Sample
-
-    config = EvalConfig.model_validate_json(config_json)
-    samples = [Sample.model_validate_json(text) for text in samples_json]
-    found: list[Prediction] = []
-    protocol = Protocol.model_validate_json(protocol_json)
-    context = _context(config, _worker_benchmark(root), protocol, Path(folder))
-    asyncio.run(predict(samples, config, context, found.append))
-    return [prediction.model_dump_json() for prediction in found]
-
-
-def run_ray(
-    samples: list[Any],
-    config: EvalConfig,
-    benchmark: Benchmark,
-    protocol: Protocol,
-    folder: Path,
-    on_prediction: Callable[[Prediction], None],
-) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("the ray engine needs Ray: pip install 'vqakit[ray]'") from None
-    if not ray.is_initialized():
-        ray.init(
-            address=config.ray_address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
-        )
-    task = ray.remote(_predict_batch)
-    config_json, protocol_json = config.model_dump_json(), protocol.model_dump_json()
-    batches = [samples[i : i + RAY_BATCH] for i in range(0, len(samples), RAY_BATCH)]
-    pending = [
-        task.remote(
-            config_json, str(benchmark.root), protocol_json, str(folder), [s.model_dump_json() for s in batch]
-        )
-        for batch in batches
-    ]
-    while pending:
-        finished, pending = ray.wait(pending, num_returns=1)
-        for text in ray.get(finished[0]):
-            on_prediction(Prediction.model_validate_json(text))

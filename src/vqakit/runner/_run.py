@@ -33,11 +33,22 @@ from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig, identity
-from vqakit.runner._engines import run_local, run_ray
+from vqakit.runner._engines import run_local
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
+from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._second_pass import judge_run
-from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
+from vqakit.runs import (
+    CONFIG,
+    JUDGMENTS,
+    MANIFEST,
+    PREDICTIONS,
+    RESULTS,
+    SCORES,
+    JudgmentLog,
+    PredictionLog,
+    read_predictions,
+)
 from vqakit.schema import Benchmark, Prediction
 from vqakit.scoring import (
     length_bucket,
@@ -189,17 +200,17 @@ def _run_locked(
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors)
+    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, compact=True)
     finished_before = sum(1 for s in samples if log.done(s.id))
     todo = [s for s in samples if not log.done(s.id)]
-    done, errors = finished_before, sum(1 for s in samples if log.done(s.id) and log.finished[s.id].error)
+    done, errors = finished_before, sum(1 for s in samples if log.done(s.id) and log.failed(s.id))
     started = time.monotonic()
 
-    def record(prediction: Prediction) -> None:
+    def record(predictions: list[Prediction]) -> None:
         nonlocal done, errors
-        log.append(_redacted(prediction))
-        done += 1
-        errors += prediction.error is not None
+        for prediction in log.append_many([_redacted(p) for p in predictions]):
+            done += 1
+            errors += prediction.error is not None
         if on_progress:
             on_progress(done, len(samples), errors)
 
@@ -210,24 +221,21 @@ def _run_locked(
         frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     finally:
         log.close()
+    finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
         if uses_batches(config, folder):
-            pending = asyncio.run(
-                judge_run_batched(config, samples, log.finished, judgments, folder, on_note)
-            )
+            pending = asyncio.run(judge_run_batched(config, samples, finished, judgments, folder, on_note))
         elif config.judges:
             asyncio.run(
-                judge_run(
-                    config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args
-                )
+                judge_run(config.judges, samples, finished, judgments, config.concurrency, config.judge_args)
             )
         results = write_scores(
             folder,
             benchmark,
             samples,
-            log.finished,
+            finished,
             judgments.by_sample(),
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,

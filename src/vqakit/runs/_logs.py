@@ -18,31 +18,66 @@ from vqakit.schema import Prediction
 class PredictionLog:
     """predictions.jsonl. Opening it cuts off a line a kill left half-written, so the run can go
     on appending. `finished` holds each sample's latest prediction; `done` is what a resumed run
-    skips: successful samples, and failed ones too when `retry_errors` is off."""
+    skips: successful samples, and failed ones too when `retry_errors` is off.
 
-    def __init__(self, path: Path, *, retry_errors: bool = True) -> None:
+    `compact=True` keeps only each sample's outcome (final or not, failed or not) instead of
+    its prediction, so that a long run's memory does not grow with the samples answered; read
+    the predictions back with `read_predictions` when the run is over."""
+
+    def __init__(self, path: Path, *, retry_errors: bool = True, compact: bool = False) -> None:
         self.path = path
         self.retry_errors = retry_errors
+        self.compact = compact
         self.finished: dict[str, Prediction] = {}
+        self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
         for prediction in complete_lines(path, Prediction.model_validate_json):
-            self.finished[prediction.sample_id] = prediction
+            self._keep(prediction)
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
+    def _keep(self, prediction: Prediction) -> None:
+        self._outcome[prediction.sample_id] = (prediction.failed_for_good, prediction.error is not None)
+        if not self.compact:
+            self.finished[prediction.sample_id] = prediction
+
     def done(self, sample_id: str) -> bool:
-        prediction = self.finished.get(sample_id)
-        if prediction is None:
+        outcome = self._outcome.get(sample_id)
+        if outcome is None:
             return False
-        return prediction.failed_for_good or not self.retry_errors
+        return outcome[0] or not self.retry_errors
+
+    def failed(self, sample_id: str) -> bool:
+        """The sample's latest prediction is an error."""
+        return self._outcome.get(sample_id, (False, False))[1]
 
     def append(self, prediction: Prediction) -> None:
-        earlier = self.finished.get(prediction.sample_id)
-        if earlier is not None and earlier.failed_for_good:
-            return
-        append_synced(self._handle, prediction.model_dump_json())
-        self.finished[prediction.sample_id] = prediction
+        self.append_many([prediction])
+
+    def append_many(self, predictions: list[Prediction]) -> list[Prediction]:
+        """Append predictions with one write and one sync (a group commit); a sample whose outcome
+        is already final is skipped. Returns those appended."""
+        kept: dict[str, Prediction] = {}
+        for prediction in predictions:
+            earlier = self._outcome.get(prediction.sample_id)
+            if (earlier is None or not earlier[0]) and not (
+                prediction.sample_id in kept and kept[prediction.sample_id].failed_for_good
+            ):
+                kept[prediction.sample_id] = prediction
+        if kept:
+            append_synced(self._handle, "\n".join(p.model_dump_json() for p in kept.values()))
+            for prediction in kept.values():
+                self._keep(prediction)
+        return list(kept.values())
 
     def close(self) -> None:
         self._handle.close()
+
+
+def read_predictions(path: Path) -> dict[str, Prediction]:
+    """Each sample's latest prediction in a predictions.jsonl (a cut last line left out)."""
+    found: dict[str, Prediction] = {}
+    for prediction in complete_lines(path, Prediction.model_validate_json, repair=False):
+        found[prediction.sample_id] = prediction
+    return found
 
 
 class JudgmentLog:
