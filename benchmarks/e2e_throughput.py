@@ -38,6 +38,7 @@ PATH` writes every figure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -61,8 +62,7 @@ DELAY_S = 0.3
 CHILD_MARK = "E2E-CHILD "
 
 # The eval command as a child process: imports first, then the run, timed on its own.
-CHILD = (
-    """
+CHILD = """
 import json, os, sys, time
 import aiohttp, numpy, av, PIL.Image
 import vqakit.cli, vqakit.runner, vqakit.models, vqakit.video, vqakit.methods, vqakit.plugins
@@ -75,11 +75,11 @@ try:
 except SystemExit as stop:
     code = stop.code or 0
 after = os.times()
-cpu = sum(getattr(after, k) - getattr(before, k) for k in ("user", "system", "children_user", "children_system"))
-print(%r + json.dumps({"run_cpu_s": cpu, "run_wall_s": time.perf_counter() - started, "code": code}), flush=True)
-"""
-    % CHILD_MARK
-)
+fields = ("user", "system", "children_user", "children_system")
+cpu = sum(getattr(after, k) - getattr(before, k) for k in fields)
+wall = time.perf_counter() - started
+print(MARK + json.dumps({"run_cpu_s": cpu, "run_wall_s": wall, "code": code}), flush=True)
+""".replace("MARK", repr(CHILD_MARK))
 
 
 def load() -> str:
@@ -245,7 +245,8 @@ def row(name: str, found: dict[str, Any], questions: int, ideal: float) -> dict[
 
 
 def print_rows(rows: list[dict[str, Any]]) -> None:
-    header = f"{'run':<34}{'wall s':>8}{'q/s':>8}{'/ideal':>8}{'max/mean in flight':>20}{'run CPU s/q':>13}{'CPU s/q':>9}{'RSS MiB':>9}"
+    header = f"{'run':<34}{'wall s':>8}{'q/s':>8}{'/ideal':>8}{'max/mean in flight':>20}"
+    header += f"{'run CPU s/q':>13}{'CPU s/q':>9}{'RSS MiB':>9}"
     print(header)
     for r in rows:
         flight = f"{r['max_in_flight']}/{r['mean_in_flight']:.1f}"
@@ -294,7 +295,8 @@ def section_encoder(work: Path, quick: bool) -> dict[str, Any]:
     for encoder in ("pillow", "simplejpeg"):
         if found[encoder]:
             print(
-                f"  {encoder:<11}{found[encoder]['ms_per_frame']:8.3f} ms  {found[encoder]['bytes'] / 2**10:8.0f} KiB"
+                f"  {encoder:<11}{found[encoder]['ms_per_frame']:8.3f} ms"
+                f"  {found[encoder]['bytes'] / 2**10:8.0f} KiB"
             )
         else:
             print(f"  {encoder:<11}not installed")
@@ -321,7 +323,8 @@ def section_fixture(work: Path, server: ChatServer, compare: Path | None) -> dic
         before = run_eval_command(bench, work / "runs/compare", server, work / "cache-compare", src=compare)
         rows.append(row(f"first run, {compare}"[:33], before, len(questions), ideal))
     print(
-        f"\nFixture: {len(questions)} questions, 5 videos, uniform:16, concurrency {CONCURRENCY}, server {DELAY_S}s a reply"
+        f"\nFixture: {len(questions)} questions, 5 videos, uniform:16, concurrency {CONCURRENCY}, "
+        f"server {DELAY_S}s a reply"
     )
     print(f"server-bound ideal {ideal:.1f} q/s")
     print_rows(rows)
@@ -337,7 +340,8 @@ def section_fixture(work: Path, server: ChatServer, compare: Path | None) -> dic
         ratios["first_q_per_s_of_compared"] = rows[0]["q_per_s"] / rows[-1]["q_per_s"]
     print(
         f"cached re-run: CPU {100 * ratios['cached_run_cpu_of_first']:.1f}% of the first run's (run only), "
-        f"{100 * ratios['cached_cpu_of_first']:.1f}% (whole command); wall {100 * ratios['cached_wall_of_first']:.1f}%"
+        f"{100 * ratios['cached_cpu_of_first']:.1f}% (whole command); "
+        f"wall {100 * ratios['cached_wall_of_first']:.1f}%"
     )
     if compare is not None:
         print(f"first run: {ratios['first_q_per_s_of_compared']:.2f}x the questions/s of {compare}")
@@ -377,7 +381,8 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     result["decode_floor_s"] = round(floor, 2)
     result["wall_of_floor"] = round(found["wall_s"] / floor, 2)
     print(
-        f"\nLong video: {minutes} minutes of 720p (GOP 250), {len(questions)} questions x 32 frames in 5-minute windows"
+        f"\nLong video: {minutes} minutes of 720p (GOP 250), {len(questions)} questions x 32 frames "
+        "in 5-minute windows"
     )
     print_rows([result])
     print(
@@ -404,7 +409,8 @@ def section_soak(work: Path, questions: int) -> dict[str, Any]:
     found: dict[str, Any] = {"questions": total, "rss_mib": {}}
     with ChatServer(0.0) as server:
         command = [
-            sys.executable, "-m", "vqakit", "eval", str(bench), "--model", f"openai-compatible:{server.url}#soak",
+            sys.executable, "-m", "vqakit", "eval", str(bench),
+            "--model", f"openai-compatible:{server.url}#soak",
             "--concurrency", "32", "--short-side", "224", "--out", str(out),
         ]  # fmt: skip
 
@@ -423,10 +429,8 @@ def section_soak(work: Path, questions: int) -> dict[str, Any]:
                 found["peak_rss_mib"] = max(found.get("peak_rss_mib", 0), round(rss / 2**20, 1))
                 if stop_at is not None and done >= stop_at:
                     for one in [*child.children(recursive=True), child]:
-                        try:
+                        with contextlib.suppress(psutil.Error):
                             one.send_signal(signal.SIGKILL)
-                        except psutil.Error:
-                            pass
                     child.wait()
                     return
                 time.sleep(0.2)
@@ -471,13 +475,16 @@ def section_soak(work: Path, questions: int) -> dict[str, Any]:
     print(f"\nSoak: {total} questions, server answering at once, concurrency 32, uniform:4 at 224 px")
     print(f"  RSS (MiB) by questions answered: {rss}; at the end / at 10%: {found['rss_end_of_10pct']}")
     print(
-        f"  killed -9 at {found['killed_at']}; the restarted run answered again after {found['resume_answers_after_s']} s"
+        f"  killed -9 at {found['killed_at']}; the restarted run answered again after "
+        f"{found['resume_answers_after_s']} s"
     )
     print(
-        f"  {found['answered']} lines, {found['distinct_answered']} distinct samples; {found['run_folder_bytes_per_q']} run-folder bytes per question"
+        f"  {found['answered']} lines, {found['distinct_answered']} distinct samples; "
+        f"{found['run_folder_bytes_per_q']} run-folder bytes per question"
     )
     print(
-        f"  results.json, scores and report.html regenerated in {found['regenerate_s']} s; whole soak {found['wall_s']} s"
+        f"  results.json, scores and report.html regenerated in {found['regenerate_s']} s; "
+        f"whole soak {found['wall_s']} s"
     )
     return found
 
