@@ -46,32 +46,38 @@ def _worker_model(spec: str) -> Any:
     return Model(spec)
 
 
-def _complete(spec: str, messages: list, sample_id: str | None, settings: dict) -> Any:
-    """Body of one model call as a Ray task: the worker's model for this spec (which carries its
-    settings), one call."""
-    model = _worker_model(spec)
+def _complete(model: Any, messages: list, sample_id: str | None, settings: dict) -> Any:
+    """Body of one model call as a Ray task. `model` is a spec (this worker's `Model` for it,
+    which carries its settings) or a model object that travelled as itself."""
+    if isinstance(model, str):
+        model = _worker_model(model)
 
     async def call() -> Any:
         try:
             return await model.complete(messages, sample_id=sample_id, **settings)
         finally:
-            await model.aclose()  # the session belongs to this call's event loop
+            await model.aclose()  # its connections belong to this call's event loop
 
     return asyncio.run(call())
 
 
 class RayModel:
-    """A `Model` whose `complete` runs as a Ray task on the cluster (at most `concurrency` at a
-    time); everything else (spec, settings, sizes) is the local model's. Calls are answered as
-    they would be locally: same spec, same settings, the same response cache where the cache
-    folder is shared."""
+    """A model whose `complete` runs as a Ray task on the cluster (at most `concurrency` calls at
+    a time); everything else (spec, settings, sizes) is the local model's. A `vqakit.models.Model`
+    travels as its spec (every setting is in it) and is made once per worker, so calls are
+    answered as locally, from the same response cache where the cache folder is shared; any other
+    model object (a plug-in's, a test double) travels as itself and must pickle."""
 
     def __init__(self, model: Any, address: str | None) -> None:
+        from vqakit.models import Model
+
         self.model = model
         self._ray = connect(address)
         self._task = self._ray.remote(max_retries=TASK_RETRIES)(_complete)
+        self._sent = str(model) if isinstance(model, Model) else self._ray.put(model)
         self._gate: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.remote_calls = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)
@@ -82,9 +88,10 @@ class RayModel:
     async def complete(self, messages: list, *, sample_id: str | None = None, **settings: Any) -> Any:
         loop = asyncio.get_running_loop()
         if self._gate is None or self._loop is not loop:
-            self._gate, self._loop = asyncio.Semaphore(self.model.concurrency), loop
+            self._gate, self._loop = asyncio.Semaphore(getattr(self.model, "concurrency", 8)), loop
         async with self._gate:
-            return await self._task.remote(str(self.model), messages, sample_id, settings)
+            self.remote_calls += 1
+            return await self._task.remote(self._sent, messages, sample_id, settings)
 
     async def aclose(self) -> None:
         await self.model.aclose()
