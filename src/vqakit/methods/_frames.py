@@ -247,11 +247,13 @@ class FrameProvider:
         strips: list[tuple[FrameRequest, asyncio.Future]],
     ) -> None:
         path, resize, encoding = group[0], group[1], json.loads(group[2])
-        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips))
+        executor = None
+        if self.executor is not None and encoding is not None:
+            executor = self.executor if isinstance(self.executor, Executor) else self.executor()
+        # in a pool each process decodes on one thread: the processes use the cores
+        threads = None if executor is None else False
+        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips), threads)
         try:
-            executor = None
-            if self.executor is not None and encoding is not None:
-                executor = self.executor if isinstance(self.executor, Executor) else self.executor()
             if executor is not None:
                 result: JobResult = await asyncio.get_running_loop().run_in_executor(executor, run_job, job)
             else:
@@ -294,6 +296,19 @@ class FrameProvider:
             keys &= await asyncio.to_thread(self.store.missing, keys)
         if not keys:
             return  # held, or in the store: nothing is decoded (nor read until asked)
+        share = max(1, self.max_frames_in_flight // 2)
+        if len(keys) > share and len(requests) > 1:  # in parts that fit, each waiting for room
+            part: list[FrameRequest] = []
+            count = 0
+            for request in requests:
+                part.append(request)
+                count += sum(key in keys for key in request.frame_keys)
+                if count >= share:
+                    await self.prefetch(part)
+                    part, count = [], 0
+            if part:
+                await self.prefetch(part)
+            return
         await self._wait_for_room(len(keys))
         claimed = self._claim(keys)  # less what others asked for meanwhile
         if not claimed:

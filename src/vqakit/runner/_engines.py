@@ -90,7 +90,7 @@ def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FramePro
     encoded = model is not None and model.image_encoding is not None
     executor = pool.ready if pool is not None and encoded else None
     # encoded frames are small (tens of KB); RGB arrays for local models are not
-    limit = max(256, 4 * config.concurrency * 32) if encoded else max(32, 2 * config.concurrency)
+    limit = max(256, 2 * config.concurrency * 16) if encoded else max(32, 2 * config.concurrency)
     return FrameProvider(store, executor, max_frames_in_flight=limit)
 
 
