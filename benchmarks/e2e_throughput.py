@@ -275,34 +275,35 @@ def section_encoder(work: Path, quick: bool) -> dict[str, Any]:
             scale = min(1.0, 768 / max(picture.size))
             size = (round(picture.width * scale), round(picture.height * scale))
             frames.append(np.asarray(picture.resize(size, Image.Resampling.BICUBIC)))
-    repeats = 3 if quick else 10
-    found: dict[str, Any] = {"frames": len(frames)}
+    rounds = 10 if quick else 30
+    times: dict[str, list[float]] = {}
+    sizes: dict[str, int] = {}
     for encoder in ("pillow", "simplejpeg"):
         try:
-            encode_jpeg(frames[0], 90, encoder=encoder)
+            sizes[encoder] = sum(len(encode_jpeg(frame, 90, encoder=encoder)) for frame in frames)
+            times[encoder] = []
         except ImportError:
-            found[encoder] = None
             continue
-        started = time.perf_counter()
-        size = 0
-        for _ in range(repeats):
-            size = sum(len(encode_jpeg(frame, 90, encoder=encoder)) for frame in frames)
-        found[encoder] = {
-            "ms_per_frame": 1000 * (time.perf_counter() - started) / (repeats * len(frames)),
-            "bytes": size,
-        }
-    print("\nJPEG encoding at the sent size (quality 90, 4:2:0), ms per frame:")
+    for round_ in range(rounds):  # interleaved, so that a busy spell slows both alike
+        for encoder in sorted(times, reverse=bool(round_ % 2)):
+            started = time.perf_counter()
+            for frame in frames:
+                encode_jpeg(frame, 90, encoder=encoder)
+            times[encoder].append(1000 * (time.perf_counter() - started) / len(frames))
+    found: dict[str, Any] = {"frames": len(frames), "rounds": rounds}
+    print("\nJPEG encoding at the sent size (quality 90, 4:2:0), ms per frame (best and median round):")
     for encoder in ("pillow", "simplejpeg"):
-        if found[encoder]:
-            print(
-                f"  {encoder:<11}{found[encoder]['ms_per_frame']:8.3f} ms"
-                f"  {found[encoder]['bytes'] / 2**10:8.0f} KiB"
-            )
-        else:
+        if encoder not in times:
+            found[encoder] = None
             print(f"  {encoder:<11}not installed")
+            continue
+        ordered = sorted(times[encoder])
+        median = ordered[len(ordered) // 2]
+        found[encoder] = {"best_ms": ordered[0], "median_ms": median, "bytes": sizes[encoder]}
+        print(f"  {encoder:<11}{ordered[0]:8.3f} {median:8.3f} ms  {sizes[encoder] / 2**10:8.0f} KiB")
     if found["pillow"] and found["simplejpeg"]:
-        found["simplejpeg_speedup"] = found["pillow"]["ms_per_frame"] / found["simplejpeg"]["ms_per_frame"]
-        print(f"  simplejpeg is {found['simplejpeg_speedup']:.2f}x Pillow's speed")
+        found["simplejpeg_speedup"] = found["pillow"]["median_ms"] / found["simplejpeg"]["median_ms"]
+        print(f"  simplejpeg is {found['simplejpeg_speedup']:.2f}x Pillow's speed (median rounds)")
     return found
 
 
@@ -393,66 +394,83 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
 
 
 def section_soak(work: Path, questions: int) -> dict[str, Any]:
-    """N questions against a server that answers at once; killed at 50% and resumed."""
+    """N questions against a server that answers at once: RSS as the questions go (one
+    uninterrupted run), then the same questions into a new folder killed (-9) at 50% and
+    restarted, then the results and report regenerated."""
     per_video = questions // len(VIDEOS)
-    bench = write_bench(
-        work / "soak", {v: MEDIA / f"{v}.mp4" for v in VIDEOS}, fixture_questions(per_video), "uniform:4"
-    )
+    questions_list = fixture_questions(per_video)
+    bench = write_bench(work / "soak", {v: MEDIA / f"{v}.mp4" for v in VIDEOS}, questions_list, "uniform:4")
     total = per_video * len(VIDEOS)
-    out = work / "runs/soak"
     env = {
         **os.environ,
         "VQAKIT_CACHE_DIR": str(work / "cache-soak"),
         "PYTHONPATH": str(ROOT / "src"),
         "OMP_NUM_THREADS": "1",
     }
-    found: dict[str, Any] = {"questions": total, "rss_mib": {}}
+    found: dict[str, Any] = {"questions": total, "rss_mib": {}, "tree_rss_mib": {}}
+    marks = [total // 10, total // 4, total // 2, 3 * total // 4, total]
+
+    def answered(out: Path) -> int:
+        path = out / "predictions.jsonl"
+        return path.read_bytes().count(b"\n") if path.exists() else 0
+
     with ChatServer(0.0) as server:
-        command = [
-            sys.executable, "-m", "vqakit", "eval", str(bench),
-            "--model", f"openai-compatible:{server.url}#soak",
-            "--concurrency", "32", "--short-side", "224", "--out", str(out),
-        ]  # fmt: skip
 
-        def answered() -> int:
-            path = out / "predictions.jsonl"
-            return path.read_bytes().count(b"\n") if path.exists() else 0
+        def command(out: Path) -> list[str]:
+            return [
+                sys.executable, "-m", "vqakit", "eval", str(bench),
+                "--model", f"openai-compatible:{server.url}#soak",
+                "--concurrency", "32", "--short-side", "224", "--out", str(out),
+            ]  # fmt: skip
 
-        def watch(child: psutil.Popen, stop_at: int | None) -> None:
-            marks = [m for m in (total // 10, total // 2, total) if m]
-            while child.poll() is None:
-                done = answered()
-                rss = tree_rss(child)
-                for mark in marks:
-                    if done >= mark and str(mark) not in found["rss_mib"]:
-                        found["rss_mib"][str(mark)] = round(rss / 2**20, 1)
-                found["peak_rss_mib"] = max(found.get("peak_rss_mib", 0), round(rss / 2**20, 1))
-                if stop_at is not None and done >= stop_at:
-                    for one in [*child.children(recursive=True), child]:
-                        with contextlib.suppress(psutil.Error):
-                            one.send_signal(signal.SIGKILL)
-                    child.wait()
-                    return
-                time.sleep(0.2)
-
+        # 1. one uninterrupted run: the eval process's RSS (and its tree's) as questions are answered
+        out = work / "runs/soak"
         started = time.perf_counter()
-        first = psutil.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        watch(first, total // 2)
-        found["killed_at"] = answered()
-        restart = time.perf_counter()
-        second = psutil.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while answered() <= found["killed_at"] and second.poll() is None:
-            time.sleep(0.05)
-        found["resume_answers_after_s"] = round(time.perf_counter() - restart, 2)
-        watch(second, None)
+        child = psutil.Popen(command(out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        answering_peak = scoring_peak = 0.0
+        while child.poll() is None:
+            done = answered(out)
+            try:
+                own = child.memory_info().rss / 2**20
+            except psutil.Error:
+                break
+            tree = tree_rss(child) / 2**20
+            for mark in marks:
+                if done >= mark and str(mark) not in found["rss_mib"]:
+                    found["rss_mib"][str(mark)] = round(own, 1)
+                    found["tree_rss_mib"][str(mark)] = round(tree, 1)
+            if done < total:
+                answering_peak = max(answering_peak, tree)
+            else:
+                scoring_peak = max(scoring_peak, tree)
+            time.sleep(0.2)
         found["wall_s"] = round(time.perf_counter() - started, 1)
-        found["answered"] = answered()
-    lines = (out / "predictions.jsonl").read_text().splitlines()
-    ids = [json.loads(line)["sample_id"] for line in lines]
-    found["distinct_answered"] = len(set(ids))
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    found["run_folder_bytes_per_q"] = round(size / total)
-    # results and report regenerated from the run folder
+        found["q_per_s"] = round(total / found["wall_s"], 1)
+        found["peak_rss_answering_mib"] = round(answering_peak, 1)
+        found["peak_rss_scoring_mib"] = round(scoring_peak, 1)
+        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+        found["run_folder_bytes_per_q"] = round(size / total)
+
+        # 2. the same questions into a new folder, killed -9 at 50% and started again
+        again = work / "runs/soak-killed"
+        first = psutil.Popen(command(again), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while answered(again) < total // 2 and first.poll() is None:
+            time.sleep(0.05)
+        for one in [*first.children(recursive=True), first]:
+            with contextlib.suppress(psutil.Error):
+                one.send_signal(signal.SIGKILL)
+        first.wait()
+        found["killed_at"] = answered(again)
+        restart = time.perf_counter()
+        second = psutil.Popen(command(again), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while answered(again) <= found["killed_at"] and second.poll() is None:
+            time.sleep(0.02)
+        found["resume_answers_after_s"] = round(time.perf_counter() - restart, 2)
+        second.wait()
+    ids = [json.loads(line)["sample_id"] for line in (again / "predictions.jsonl").read_text().splitlines()]
+    found["after_resume_lines"], found["after_resume_distinct"] = len(ids), len(set(ids))
+
+    # 3. results and report regenerated from the run folder
     regenerate = (
         "import sys, time; t = time.perf_counter()\n"
         "from vqakit.benchmarks import load_benchmark\nfrom vqakit.runner import write_scores\n"
@@ -473,19 +491,22 @@ def section_soak(work: Path, questions: int) -> dict[str, Any]:
     early, late = rss.get(str(total // 10)), rss.get(str(total))
     found["rss_end_of_10pct"] = round(late / early, 3) if early and late else None
     print(f"\nSoak: {total} questions, server answering at once, concurrency 32, uniform:4 at 224 px")
-    print(f"  RSS (MiB) by questions answered: {rss}; at the end / at 10%: {found['rss_end_of_10pct']}")
+    print(f"  {found['q_per_s']} q/s; RSS of the eval process (MiB) by questions answered: {rss}")
+    print(
+        f"  RSS when all are answered / at 10%: {found['rss_end_of_10pct']}; "
+        f"process tree: {found['tree_rss_mib']}"
+    )
+    print(
+        f"  peak RSS of the tree while answering {found['peak_rss_answering_mib']} MiB, "
+        f"while scoring and writing the report {found['peak_rss_scoring_mib']} MiB"
+    )
+    print(f"  {found['run_folder_bytes_per_q']} run-folder bytes per question")
     print(
         f"  killed -9 at {found['killed_at']}; the restarted run answered again after "
-        f"{found['resume_answers_after_s']} s"
+        f"{found['resume_answers_after_s']} s; {found['after_resume_lines']} lines, "
+        f"{found['after_resume_distinct']} distinct samples"
     )
-    print(
-        f"  {found['answered']} lines, {found['distinct_answered']} distinct samples; "
-        f"{found['run_folder_bytes_per_q']} run-folder bytes per question"
-    )
-    print(
-        f"  results.json, scores and report.html regenerated in {found['regenerate_s']} s; "
-        f"whole soak {found['wall_s']} s"
-    )
+    print(f"  results.json, scores and report.html regenerated in {found['regenerate_s']} s")
     return found
 
 
