@@ -38,225 +38,32 @@ PATH` writes every figure.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import psutil
-import yaml
 from chat_server import ChatServer
-
-ROOT = Path(__file__).resolve().parents[1]
-MEDIA = ROOT / "src/vqakit/benchmarks/sample/media"
-VIDEOS = ("pedestrians", "bigbuckbunny", "bikes", "world", "thanks")
-CONCURRENCY = 16
-DELAY_S = 0.3
-CHILD_MARK = "E2E-CHILD "
-
-# The eval command as a child process: imports first, then the run, timed on its own.
-CHILD = """
-import json, os, sys, time
-import aiohttp, numpy, av, PIL.Image
-import vqakit.cli, vqakit.runner, vqakit.models, vqakit.video, vqakit.methods, vqakit.plugins
-vqakit.plugins.load_plugins()
-from vqakit.cli import main
-before, started = os.times(), time.perf_counter()
-code = 0
-try:
-    main(sys.argv[1:], standalone_mode=False)
-except SystemExit as stop:
-    code = stop.code or 0
-after = os.times()
-fields = ("user", "system", "children_user", "children_system")
-cpu = sum(getattr(after, k) - getattr(before, k) for k in fields)
-wall = time.perf_counter() - started
-print(MARK + json.dumps({"run_cpu_s": cpu, "run_wall_s": wall, "code": code}), flush=True)
-""".replace("MARK", repr(CHILD_MARK))
-
-
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
-
-
-# --- fixtures ------------------------------------------------------------------------------
-
-
-def write_bench(folder: Path, videos: dict[str, Path], questions: list[dict[str, Any]], frames: str) -> Path:
-    (folder / "media").mkdir(parents=True, exist_ok=True)
-    for name, source in videos.items():
-        target = folder / "media" / f"{name}.mp4"
-        if not target.exists():
-            shutil.copy(source, target)
-    card = {
-        "name": folder.name,
-        "version": "1",
-        "license": "CC0-1.0",
-        "description": "Benchmark fixture of benchmarks/e2e_throughput.py.",
-        "protocol": {"frames": frames, "short_side": 448},
-    }
-    (folder / "benchmark.yaml").write_text(yaml.safe_dump(card))
-    (folder / "samples.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
-    return folder
-
-
-def fixture_questions(per_video: int = 40) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": f"{video}-{i:03d}",
-            "videos": [{"path": f"media/{video}.mp4"}],
-            "question": f"Question {i} about the {video} video: which of these happens in it?",
-            "choices": [f"Option {letter} of question {i}" for letter in "ABCD"],
-            "answer": i % 4,
-        }
-        for video in VIDEOS
-        for i in range(per_video)
-    ]
-
-
-def long_video(minutes: int) -> Path:
-    from vqakit.video import write_index_clip
-
-    folder = ROOT / ".bench/videos"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"long_{minutes}min_1280x720_gop250.mp4"
-    if not path.exists():
-        print(f"making the {minutes}-minute 720p video once into {path} ...", flush=True)
-        partial = path.with_suffix(".partial.mp4")
-        write_index_clip(partial, seconds=60 * minutes, width=1280, height=720, gop=250, preset="ultrafast")
-        partial.replace(path)
-    return path
-
-
-def long_questions(minutes: int, count: int = 100) -> list[dict[str, Any]]:
-    window = min(300.0, 60.0 * minutes / 2)
-    step = (60.0 * minutes - window) / max(1, count - 1)
-    return [
-        {
-            "id": f"long-{i:03d}",
-            "videos": [
-                {
-                    "path": "media/long.mp4",
-                    "start_s": round(i * step, 3),
-                    "end_s": round(i * step + window, 3),
-                }
-            ],
-            "question": f"Question {i}: what happens in this part of the video?",
-            "choices": [f"Option {letter} of question {i}" for letter in "ABCD"],
-            "answer": i % 4,
-        }
-        for i in range(count)
-    ]
-
-
-# --- running the eval command ----------------------------------------------------------------
-
-
-def run_eval_command(
-    bench: Path, out: Path, server: ChatServer, cache: Path, *extra: str, src: Path | None = None
-) -> dict[str, Any]:
-    """`vqakit eval` as a child process: wall and CPU of the command and of the run alone, peak
-    RSS of its process tree, and the server's counters."""
-    env = {
-        **os.environ,
-        "VQAKIT_CACHE_DIR": str(cache),
-        "PYTHONPATH": str(src or ROOT / "src"),
-        "OMP_NUM_THREADS": "1",
-    }
-    model = f"openai-compatible:{server.url}#bench"
-    args = [
-        "eval",
-        str(bench),
-        "--model",
-        model,
-        "--concurrency",
-        str(CONCURRENCY),
-        "--out",
-        str(out),
-        *extra,
-    ]
-    server.reset()
-    before = os.times()
-    started = time.perf_counter()
-    child = psutil.Popen(
-        [sys.executable, "-c", CHILD, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    peak = 0
-    while child.poll() is None:
-        peak = max(peak, tree_rss(child))
-        time.sleep(0.05)
-    wall = time.perf_counter() - started
-    after = os.times()
-    output = child.stdout.read().decode() if child.stdout else ""
-    marked = [line for line in output.splitlines() if line.startswith(CHILD_MARK)]
-    if child.returncode != 0 or not marked:
-        raise SystemExit(f"the eval command failed:\n{output[-3000:]}")
-    measured = json.loads(marked[-1][len(CHILD_MARK) :])
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {
-        "wall_s": wall,
-        "cpu_s": cpu,
-        "run_cpu_s": measured["run_cpu_s"],
-        "run_wall_s": measured["run_wall_s"],
-        "peak_rss_mib": peak / 2**20,
-        "server": server.stats(),
-        "output": output.strip().splitlines()[-1][:300],
-    }
-
-
-def tree_rss(process: psutil.Process) -> int:
-    total = 0
-    try:
-        for one in [process, *process.children(recursive=True)]:
-            try:
-                total += one.memory_info().rss
-            except psutil.Error:
-                continue
-    except psutil.Error:
-        pass
-    return total
-
-
-def row(name: str, found: dict[str, Any], questions: int, ideal: float) -> dict[str, Any]:
-    per_s = questions / found["wall_s"]
-    server = found["server"]
-    return {
-        "run": name,
-        "questions": questions,
-        "wall_s": round(found["wall_s"], 2),
-        "q_per_s": round(per_s, 2),
-        "of_ideal": round(per_s / ideal, 3),
-        "max_in_flight": server["max_in_flight"],
-        "mean_in_flight": server["mean_in_flight"],
-        "requests": server["requests"],
-        "run_cpu_s_per_q": round(found["run_cpu_s"] / questions, 4),
-        "cpu_s_per_q": round(found["cpu_s"] / questions, 4),
-        "peak_rss_mib": round(found["peak_rss_mib"]),
-        "server": server,
-    }
-
-
-def print_rows(rows: list[dict[str, Any]]) -> None:
-    header = f"{'run':<34}{'wall s':>8}{'q/s':>8}{'/ideal':>8}{'max/mean in flight':>20}"
-    header += f"{'run CPU s/q':>13}{'CPU s/q':>9}{'RSS MiB':>9}"
-    print(header)
-    for r in rows:
-        flight = f"{r['max_in_flight']}/{r['mean_in_flight']:.1f}"
-        print(
-            f"{r['run']:<34}{r['wall_s']:>8.2f}{r['q_per_s']:>8.2f}{r['of_ideal']:>8.3f}{flight:>20}"
-            f"{r['run_cpu_s_per_q']:>13.4f}{r['cpu_s_per_q']:>9.4f}{r['peak_rss_mib']:>9}"
-        )
-
-
-# --- sections --------------------------------------------------------------------------------
+from e2e_common import (
+    CONCURRENCY,
+    DELAY_S,
+    MEDIA,
+    VIDEOS,
+    fixture_bench,
+    load,
+    long_questions,
+    long_video,
+    print_rows,
+    row,
+    run_eval_command,
+    write_bench,
+)
+from e2e_lmms import section_lmms
+from e2e_soak import section_soak
 
 
 def section_encoder(work: Path, quick: bool) -> dict[str, Any]:
@@ -308,8 +115,7 @@ def section_encoder(work: Path, quick: bool) -> dict[str, Any]:
 
 
 def section_fixture(work: Path, server: ChatServer, compare: Path | None) -> dict[str, Any]:
-    questions = fixture_questions()
-    bench = write_bench(work / "fixture", {v: MEDIA / f"{v}.mp4" for v in VIDEOS}, questions, "uniform:16")
+    bench, questions = fixture_bench(work)
     ideal = CONCURRENCY / DELAY_S
     cache = work / "cache-fixture"
     first = run_eval_command(bench, work / "runs/first", server, cache)
@@ -393,123 +199,6 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     return result
 
 
-def section_soak(work: Path, questions: int) -> dict[str, Any]:
-    """N questions against a server that answers at once: RSS as the questions go (one
-    uninterrupted run), then the same questions into a new folder killed (-9) at 50% and
-    restarted, then the results and report regenerated."""
-    per_video = questions // len(VIDEOS)
-    questions_list = fixture_questions(per_video)
-    bench = write_bench(work / "soak", {v: MEDIA / f"{v}.mp4" for v in VIDEOS}, questions_list, "uniform:4")
-    total = per_video * len(VIDEOS)
-    env = {
-        **os.environ,
-        "VQAKIT_CACHE_DIR": str(work / "cache-soak"),
-        "PYTHONPATH": str(ROOT / "src"),
-        "OMP_NUM_THREADS": "1",
-    }
-    found: dict[str, Any] = {"questions": total, "rss_mib": {}, "tree_rss_mib": {}}
-    marks = [total // 10, total // 4, total // 2, 3 * total // 4, total]
-
-    def answered(out: Path) -> int:
-        path = out / "predictions.jsonl"
-        return path.read_bytes().count(b"\n") if path.exists() else 0
-
-    with ChatServer(0.0) as server:
-
-        def command(out: Path) -> list[str]:
-            return [
-                sys.executable, "-m", "vqakit", "eval", str(bench),
-                "--model", f"openai-compatible:{server.url}#soak",
-                "--concurrency", "32", "--short-side", "224", "--out", str(out),
-            ]  # fmt: skip
-
-        # 1. one uninterrupted run: the eval process's RSS (and its tree's) as questions are answered
-        out = work / "runs/soak"
-        started = time.perf_counter()
-        child = psutil.Popen(command(out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        answering_peak = scoring_peak = 0.0
-        while child.poll() is None:
-            done = answered(out)
-            try:
-                own = child.memory_info().rss / 2**20
-            except psutil.Error:
-                break
-            tree = tree_rss(child) / 2**20
-            for mark in marks:
-                if done >= mark and str(mark) not in found["rss_mib"]:
-                    found["rss_mib"][str(mark)] = round(own, 1)
-                    found["tree_rss_mib"][str(mark)] = round(tree, 1)
-            if done < total:
-                answering_peak = max(answering_peak, tree)
-            else:
-                scoring_peak = max(scoring_peak, tree)
-            time.sleep(0.2)
-        found["wall_s"] = round(time.perf_counter() - started, 1)
-        found["q_per_s"] = round(total / found["wall_s"], 1)
-        found["peak_rss_answering_mib"] = round(answering_peak, 1)
-        found["peak_rss_scoring_mib"] = round(scoring_peak, 1)
-        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-        found["run_folder_bytes_per_q"] = round(size / total)
-
-        # 2. the same questions into a new folder, killed -9 at 50% and started again
-        again = work / "runs/soak-killed"
-        first = psutil.Popen(command(again), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while answered(again) < total // 2 and first.poll() is None:
-            time.sleep(0.05)
-        for one in [*first.children(recursive=True), first]:
-            with contextlib.suppress(psutil.Error):
-                one.send_signal(signal.SIGKILL)
-        first.wait()
-        found["killed_at"] = answered(again)
-        restart = time.perf_counter()
-        second = psutil.Popen(command(again), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while answered(again) <= found["killed_at"] and second.poll() is None:
-            time.sleep(0.02)
-        found["resume_answers_after_s"] = round(time.perf_counter() - restart, 2)
-        second.wait()
-    ids = [json.loads(line)["sample_id"] for line in (again / "predictions.jsonl").read_text().splitlines()]
-    found["after_resume_lines"], found["after_resume_distinct"] = len(ids), len(set(ids))
-
-    # 3. results and report regenerated from the run folder
-    regenerate = (
-        "import sys, time; t = time.perf_counter()\n"
-        "from vqakit.benchmarks import load_benchmark\nfrom vqakit.runner import write_scores\n"
-        "from vqakit.runs import read_predictions\nfrom pathlib import Path\n"
-        "out = Path(sys.argv[1]); bench = load_benchmark(sys.argv[2])\n"
-        "write_scores(out, bench, bench.samples, read_predictions(out / 'predictions.jsonl'))\n"
-        "print(time.perf_counter() - t)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", regenerate, str(out), str(bench)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    found["regenerate_s"] = round(float(done.stdout.strip().splitlines()[-1]), 2)
-    rss = found["rss_mib"]
-    early, late = rss.get(str(total // 10)), rss.get(str(total))
-    found["rss_end_of_10pct"] = round(late / early, 3) if early and late else None
-    print(f"\nSoak: {total} questions, server answering at once, concurrency 32, uniform:4 at 224 px")
-    print(f"  {found['q_per_s']} q/s; RSS of the eval process (MiB) by questions answered: {rss}")
-    print(
-        f"  RSS when all are answered / at 10%: {found['rss_end_of_10pct']}; "
-        f"process tree: {found['tree_rss_mib']}"
-    )
-    print(
-        f"  peak RSS of the tree while answering {found['peak_rss_answering_mib']} MiB, "
-        f"while scoring and writing the report {found['peak_rss_scoring_mib']} MiB"
-    )
-    print(f"  {found['run_folder_bytes_per_q']} run-folder bytes per question")
-    print(
-        f"  killed -9 at {found['killed_at']}; the restarted run answered again after "
-        f"{found['resume_answers_after_s']} s; {found['after_resume_lines']} lines, "
-        f"{found['after_resume_distinct']} distinct samples"
-    )
-    print(f"  results.json, scores and report.html regenerated in {found['regenerate_s']} s")
-    return found
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5-minute long video, 10,000-question soak")
@@ -534,11 +223,7 @@ def main() -> int:
                 if "long" in sections:
                     results["long"] = section_long(work, server, args.quick)
                 if "lmms" in sections:
-                    from e2e_lmms import section_lmms
-
-                    results["lmms"] = section_lmms(
-                        work, server, fixture_questions, write_bench, run_eval_command, row
-                    )
+                    results["lmms"] = section_lmms(work, server)
         if "soak" in sections:
             results["soak"] = section_soak(work, args.soak or (10_000 if args.quick else 100_000))
     finally:
