@@ -138,24 +138,3 @@ def test_a_broken_video_fails_the_requests_not_the_provider(tmp_path, index_clip
     with pytest.raises(Exception, match=r"broken\.mp4"):
         asyncio.run(provider.images(request(provider, broken)))
     assert asyncio.run(provider.images(request(provider, index_clip)))
-
-
-def test_one_large_prefetch_goes_in_parts_that_fit(index_clip):
-    """Many samples planned at once (a long video, many windows): the frames are decoded in parts
-    that fit the limit, the next part once earlier samples are done."""
-    provider = FrameProvider(max_frames_in_flight=8)
-    wanted = [request(provider, index_clip, n=8, start_s=start) for start in (0.0, 6.0, 12.0)]
-
-    async def run() -> None:
-        provider.plan(wanted)
-        prefetching = asyncio.ensure_future(provider.prefetch(wanted))
-        await asyncio.sleep(0.5)
-        assert provider.held == 8 and not prefetching.done()
-        for done in wanted:
-            await provider.images(done)
-            provider.release([done])
-            await asyncio.sleep(0.3)
-        await asyncio.wait_for(prefetching, 10)
-        assert provider.held == 0 and provider.stats.decoded == 24
-
-    asyncio.run(run())

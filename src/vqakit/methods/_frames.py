@@ -290,25 +290,14 @@ class FrameProvider:
 
     async def prefetch(self, requests: list[FrameRequest]) -> None:
         """Start decoding what these (planned) requests need and neither this run nor the store
-        has, in as few jobs as their videos allow; waits while too many frames are held."""
+        has, in as few jobs as their videos allow; waits while too many frames are held (so the
+        caller must let the samples holding them run meanwhile: `runner` hands over the samples
+        of each prefetched part before prefetching the next)."""
         keys = {key for request in requests for key in request.frame_keys if key not in self._frames}
         if self.store is not None and keys:
             keys &= await asyncio.to_thread(self.store.missing, keys)
         if not keys:
             return  # held, or in the store: nothing is decoded (nor read until asked)
-        share = max(1, self.max_frames_in_flight // 2)
-        if len(keys) > share and len(requests) > 1:  # in parts that fit, each waiting for room
-            part: list[FrameRequest] = []
-            count = 0
-            for request in requests:
-                part.append(request)
-                count += sum(key in keys for key in request.frame_keys)
-                if count >= share:
-                    await self.prefetch(part)
-                    part, count = [], 0
-            if part:
-                await self.prefetch(part)
-            return
         await self._wait_for_room(len(keys))
         claimed = self._claim(keys)  # less what others asked for meanwhile
         if not claimed:

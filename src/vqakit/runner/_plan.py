@@ -3,8 +3,9 @@ ahead so that one decode job serves all of them.
 
 `by_video` orders the samples (videos in order of first appearance, samples in benchmark order
 within each); `planned` walks that order in chunks, asks the method which frames each sample
-will want (`Method.plan_frames`) and has the frame provider decode them ahead, while the frames
-held stay under its limit (it waits for room: back-pressure).
+will want (`Method.plan_frames`) and has the frame provider decode them ahead, part by part,
+while the frames held stay under its limit: before a part is decoded, the planner waits until
+the samples handed over earlier have made room (back-pressure).
 """
 
 from __future__ import annotations
@@ -56,8 +57,19 @@ async def planned(
             for sample in chunk:
                 yield sample, []
             continue
-        flat = [request for found in requests for request in found]
-        context.frames.plan(flat)
-        await context.frames.prefetch(flat)
-        for sample, found in zip(chunk, requests, strict=True):
-            yield sample, found
+        # planned and prefetched in parts of about half the frames-in-flight limit; each part's
+        # samples are handed over before the next part waits for room, and the frames counted
+        # against the limit are only those of samples handed over, so room always comes
+        share = max(1, context.frames.max_frames_in_flight // 2)
+        part: list[tuple[Any, list[FrameRequest]]] = []
+        frames = 0
+        for index, (sample, found) in enumerate(zip(chunk, requests, strict=True)):
+            part.append((sample, found))
+            frames += sum(len(request.numbers) for request in found)
+            if frames >= share or index == len(chunk) - 1:
+                wanted = [request for _, found_ in part for request in found_]
+                context.frames.plan(wanted)
+                await context.frames.prefetch(wanted)
+                for item in part:
+                    yield item
+                part, frames = [], 0
