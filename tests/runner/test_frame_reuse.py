@@ -86,3 +86,29 @@ def test_samples_on_one_video_share_one_decode(tmp_path: Path):
     assert len(videos) == 6
     distinct = {tuple(strip) for strip in (p.images for p in predictions.values())}
     assert outcome.frames.decoded == 4 * len(distinct) and outcome.frames.jobs == len(distinct)
+
+
+UNGUARDED = """
+import sys
+sys.path.insert(0, {models!r})
+from fake_server import FakeServer
+from vqakit.runner import EvalConfig, run_eval
+with FakeServer(default="ok:Answer: A") as server:
+    model = f"openai-compatible:{{server.url}}#fake"
+    outcome = run_eval(EvalConfig(bench="sample", model=model, limit=3, frames="uniform:2"), {out!r})
+print("errors", outcome.results["errors"]["n"], "decoded", outcome.frames.decoded)
+"""
+
+
+def test_a_script_without_a_main_guard_still_runs(tmp_path: Path):
+    """Worker processes import the main script again: one without `if __name__ == "__main__":`
+    would start the run again in each, so its frames are decoded in threads instead."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "script.py"
+    models = str(Path(__file__).parents[1] / "models")
+    script.write_text(UNGUARDED.format(models=models, out=str(tmp_path / "run")))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "errors 0 decoded 2" in done.stdout and "bootstrapping" not in done.stderr

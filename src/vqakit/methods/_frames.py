@@ -24,8 +24,8 @@ import json
 import logging
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
-from dataclasses import dataclass
+from concurrent.futures import BrokenExecutor, Executor
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -249,15 +249,26 @@ class FrameProvider:
         path, resize, encoding = group[0], group[1], json.loads(group[2])
         executor = None
         if self.executor is not None and encoding is not None:
-            executor = self.executor if isinstance(self.executor, Executor) else self.executor()
+            try:
+                executor = self.executor if isinstance(self.executor, Executor) else self.executor()
+            except Exception as error:  # processes cannot be started here: threads will do
+                log.warning("no decode worker processes (%s); decoding in threads", error)
+                self.executor = None
         # in a pool each process decodes on one thread: the processes use the cores
         threads = None if executor is None else False
         job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips), threads)
         try:
+            result: JobResult | None = None
             if executor is not None:
-                result: JobResult = await asyncio.get_running_loop().run_in_executor(executor, run_job, job)
-            else:
-                result = await asyncio.to_thread(run_job, job)
+                try:
+                    result = await asyncio.get_running_loop().run_in_executor(executor, run_job, job)
+                except BrokenExecutor as error:
+                    # e.g. a script that starts a run without `if __name__ == "__main__":`, whose
+                    # worker processes cannot start: decode in threads for the rest of the run
+                    log.warning("decode worker processes failed (%s); decoding in threads instead", error)
+                    self.executor = None
+            if result is None:
+                result = await asyncio.to_thread(run_job, replace(job, frame_threads=None))
         except Exception as error:
             for _, future in frames.values():
                 future.set_exception(error)

@@ -9,8 +9,10 @@ only when a first job comes, so a run answered from the caches starts none.
 from __future__ import annotations
 
 import os
+import sys
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 
 
 def usable_cores() -> int:
@@ -18,6 +20,22 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def spawn_is_safe() -> bool:
+    """Whether worker processes can be started here. A started process imports the main module
+    again: harmless for the command line (`python -m vqakit`), for `python -c`, notebooks and
+    modules run with `-m`, and for scripts guarded by `if __name__ == "__main__":`; a script
+    without the guard would start the run again in every worker, so its runs decode in threads."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None:
+        return True
+    try:
+        source = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "__name__" in source and "__main__" in source
 
 
 def _warm() -> None:
@@ -41,6 +59,8 @@ class DecodePool:
 
     def ready(self) -> Executor | None:
         if self._executor is None:
+            if not spawn_is_safe():
+                return None
             self._executor = ProcessPoolExecutor(
                 self.workers, mp_context=get_context("spawn"), initializer=_warm
             )
