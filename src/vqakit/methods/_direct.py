@@ -60,7 +60,7 @@ def frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
     resize = Resize(short_side=context.protocol.short_side) if context.protocol.short_side else None
-    encoding = context.model.image_encoding if context.model is not None else None
+    encoding = getattr(context.model, "image_encoding", None)  # None: the model takes pixels
     return context.frames.request(str(context.root / sample.videos[0].path), spec, resize, encoding)
 
 
@@ -104,7 +104,7 @@ async def ask_model(
 ) -> Prediction:
     """One model call: `visual` builds the video parts and the times of the frames sent (a
     `Visual`, or the pair)."""
-    from vqakit.models import Message
+    from vqakit.models import Message, Model
 
     if context.model is None:
         return Prediction.failed(sample.id, name, "no_model", f"{name} needs --model")
@@ -131,7 +131,13 @@ async def ask_model(
     parts = [*visual_parts, build_prompt(sample, context)]
     if images is None:
         images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
-    completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
+    message = Message.user(*parts)
+    if not isinstance(context.model, Model):  # another kind of model gets the frames themselves
+        try:
+            message = await message.loaded()
+        except Exception as error:
+            return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
+    completion = await context.model.complete([message], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
         "method": name,

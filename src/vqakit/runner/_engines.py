@@ -87,7 +87,7 @@ def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FramePro
     from vqakit.video import FrameStore
 
     store = FrameStore() if config.frame_cache else None
-    encoded = model is not None and model.image_encoding is not None
+    encoded = getattr(model, "image_encoding", None) is not None
     executor = pool.ready if pool is not None and encoded else None
     # encoded frames are small (tens of KB); RGB arrays for local models are not
     limit = max(256, 2 * config.concurrency * 16) if encoded else max(32, 2 * config.concurrency)
