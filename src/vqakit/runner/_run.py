@@ -156,12 +156,14 @@ def run_eval(
     new_run: bool = False,
     on_progress: Callable[[int, int, int], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    benchmark: Benchmark | None = None,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
     is written. `on_progress(done, total, errors)` follows the samples; `on_note` hears how
-    judges' batches go."""
-    benchmark = load_benchmark(config.bench)
+    judges' batches go. `benchmark`: `config.bench` already loaded (reading a large benchmark
+    takes seconds)."""
+    benchmark = benchmark or load_benchmark(config.bench)
     checked = check_run(config, benchmark)
     folder = Path(out)
     if new_run and (folder / CONFIG).exists():

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.files import append_synced, complete_lines
-from vqakit.schema import Prediction
+from vqakit.schema import NOT_APPLICABLE, Prediction
 
 
 class PredictionLog:
@@ -30,8 +30,12 @@ class PredictionLog:
         self.compact = compact
         self.finished: dict[str, Prediction] = {}
         self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
-        for prediction in complete_lines(path, Prediction.model_validate_json):
-            self._keep(prediction)
+        if compact:  # the outcome is all that is kept: no need to build each prediction
+            for sample_id, outcome in complete_lines(path, _outcome):
+                self._outcome[sample_id] = outcome
+        else:
+            for prediction in complete_lines(path, Prediction.model_validate_json):
+                self._keep(prediction)
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
     def _keep(self, prediction: Prediction) -> None:
@@ -70,6 +74,19 @@ class PredictionLog:
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _outcome(line: bytes) -> tuple[str, tuple[bool, bool]]:
+    """(sample id, (failed for good, failed)) of a prediction line, read without building the
+    prediction; ValueError for a line that is not one (as `Prediction.model_validate_json`)."""
+    record = json.loads(line)
+    if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str):
+        raise ValueError("not a prediction line")
+    error = record.get("error")
+    if error is not None and not (isinstance(error, dict) and isinstance(error.get("type"), str)):
+        raise ValueError("not a prediction line")
+    final = error is None or error["type"] == NOT_APPLICABLE
+    return record["sample_id"], (final, error is not None)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:
