@@ -99,3 +99,39 @@ def test_four_processes_write_concurrently(tmp_path):
     assert cache.stats()["entries"] == 600
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert cache.clear() == 600 and cache.stats()["entries"] == 0
+
+
+def test_named_frames_are_keyed_by_identity_and_fetched_only_when_sent(tmp_path):
+    """Frames named by identity (video digest, frame numbers, resize, encoding): the key is the
+    identity, so a cached reply fetches no frame; a miss fetches them once."""
+    from vqakit.models import EncodedImage, Frames, sent_jpeg
+
+    fetched = []
+    image = sent_jpeg(np.full((24, 32, 3), 90, np.uint8), 768)
+
+    async def fetch() -> tuple:
+        fetched.append(1)
+        return (image, image)
+
+    def named(identity: str = "video-abc:frames-1-2") -> Frames:
+        return Frames((), (0.0, 1.0), identity=identity, fetch=fetch)
+
+    assert cache_key("s", {}, [Message.user(named(), "q")]) == cache_key(
+        "s", {}, [Message.user(named(), "q")]
+    )
+    assert cache_key("s", {}, [Message.user(named(), "q")]) != cache_key(
+        "s", {}, [Message.user(named("x"), "q")]
+    )
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeServer() as server:
+        m = Model(f"openai-compatible:{server.url}#fake", cache=cache)
+        first = m.complete_sync([Message.user(named(), "what?")])
+        again = m.complete_sync([Message.user(named(), "what?")])
+    assert first.ok and again.cached and fetched == [1]
+    urls = [
+        p["image_url"]["url"]
+        for p in server.requests[0]["body"]["messages"][0]["content"]
+        if "image_url" in p
+    ]
+    assert len(urls) == 2 and isinstance(image, EncodedImage)
+    assert all(url.endswith(__import__("base64").b64encode(image.data).decode()) for url in urls)

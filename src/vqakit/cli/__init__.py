@@ -62,7 +62,8 @@ GROUPS = {
     "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",
     "import": "Turn a published benchmark's release files into a vqakit benchmark folder.",
     "label": "Add labels to a benchmark's questions with a model, or from a labels file.",
-    "cache": "Inspect or empty the response cache (VQAKIT_CACHE_DIR, default ~/.cache/vqakit).",
+    "cache": "Inspect or empty the response cache and the frame store (VQAKIT_CACHE_DIR, default "
+    "~/.cache/vqakit).",
 }
 
 

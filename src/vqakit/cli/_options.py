@@ -35,6 +35,26 @@ def concurrency_option(command: Callable) -> Callable:
     return click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)(command)
 
 
+def engine_options(command: Callable) -> Callable:
+    """`--engine local|ray` and `--ray-address`, for the commands whose model calls can run on a
+    Ray cluster (the builders' model steps)."""
+    options = [
+        click.option(
+            "--engine",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            help="local: model steps in this process; ray: as tasks on a Ray cluster.",
+        ),
+        click.option(
+            "--ray-address", help="Ray cluster to use with --engine ray (default: a local instance)."
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 PENDING_EXIT = 75  # EX_TEMPFAIL: judgments wait on provider batches; the same command collects them
 INTERRUPTED_EXIT = 130  # stopped by Ctrl-C (128 + SIGINT), as shells report it
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option
+from vqakit.cli._options import concurrency_option, engine_options
 from vqakit.cli._progress import progress, stage_printer
 
 
@@ -45,6 +45,7 @@ from vqakit.cli._progress import progress, stage_printer
 @click.option("--min-quality", type=click.FloatRange(0, 10), default=7.0, show_default=True)
 @click.option("--passage-threshold", type=click.FloatRange(-1, 1), default=0.5, show_default=True)
 @concurrency_option
+@engine_options
 @click.option("--seed", type=int, default=0, show_default=True)
 def egofact(
     videos: Path,
@@ -62,6 +63,8 @@ def egofact(
     min_quality: float,
     passage_threshold: float,
     concurrency: int,
+    engine: str,
+    ray_address: str | None,
     seed: int,
 ) -> None:
     """EgoFact-style multi-hop questions from egocentric videos, event annotations and how-to
@@ -90,6 +93,8 @@ def egofact(
                 image_embedder=image_embedder,
                 config=config,
                 concurrency=concurrency,
+                engine=engine,
+                ray_address=ray_address,
                 on_stage=stage_printer(18),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option
+from vqakit.cli._options import concurrency_option, engine_options
 from vqakit.cli._progress import progress, stage_printer
 
 FORMATS = ("auto", "youcook2", "hirest", "goalstep", "keystep", "table")
@@ -75,6 +75,7 @@ def _granularities(ctx: click.Context, param: click.Parameter, value: str) -> tu
     help="Option designs per question.",
 )
 @concurrency_option
+@engine_options
 @click.option("--seed", type=int, default=0, show_default=True)
 def instructionbench(
     annotations: tuple[Path, ...],
@@ -89,6 +90,8 @@ def instructionbench(
     name: str,
     mcq_attempts: int,
     concurrency: int,
+    engine: str,
+    ray_address: str | None,
     seed: int,
 ) -> None:
     """InstructionBench-style open-ended and five-option questions from step-annotated videos:
@@ -125,6 +128,8 @@ def instructionbench(
                 embedder=None if embedder.lower() == "none" else embedder,
                 config=config,
                 concurrency=concurrency,
+                engine=engine,
+                ray_address=ray_address,
                 on_stage=stage_printer(22),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option
+from vqakit.cli._options import concurrency_option, engine_options
 from vqakit.cli._progress import progress, stage_printer
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -47,6 +47,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--questions-per-segment", type=click.IntRange(1), default=6, show_default=True)
 @click.option("--description-frames", type=click.IntRange(1), default=4, show_default=True)
 @concurrency_option
+@engine_options
 def movierecapsqa(
     manifest: Path | None,
     recap: Path | None,
@@ -67,6 +68,8 @@ def movierecapsqa(
     questions_per_segment: int,
     description_frames: int,
     concurrency: int,
+    engine: str,
+    ray_address: str | None,
 ) -> None:
     """MovieRecapsQA-style open-ended questions from recap videos: scene segments, alignment to
     the movie, atomic facts, questions, simplification and labels. Writes OUT/tables/ (the
@@ -126,6 +129,8 @@ def movierecapsqa(
                 embedder=embedder,
                 config=config,
                 concurrency=concurrency,
+                engine=engine,
+                ray_address=ray_address,
                 on_stage=stage_printer(20),
                 on_step=lambda done, failed: update(done, None, failed, "model steps"),
             )

@@ -134,6 +134,14 @@ def error_summary(outcomes: list[Any]) -> str | None:
     help="local: asyncio in this process; ray: samples as Ray tasks.",
 )
 @click.option("--ray-address", help="Ray cluster to use with --engine ray (default: a local instance).")
+@click.option(
+    "--no-frame-cache",
+    "frame_cache",
+    flag_value=False,
+    default=None,
+    help="Keep no encoded frames in the frame store of the cache folder (frames are still decoded "
+    "once per run).",
+)
 @click.option("--group-by", help="Extra metadata keys to break results down by, comma-separated.")
 @click.option(
     "--hints",
@@ -176,8 +184,10 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
     from vqakit.runner import RunConfigError, RunInterrupted, RunLockedError, RunSetupError, evaluate
 
     batches = judge_batch_settings(arguments)
+    frame_cache = arguments.pop("frame_cache")
     settings = {
         "bench": bench,
+        **({"frame_cache": False} if frame_cache is False else {}),
         **settings_from(arguments),
         "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
         **batches,

@@ -2,7 +2,8 @@
 input a user gives, and safe placement of media.
 
 Writing (`_atomic`): `write_atomic` / `write_text_atomic` replace a file in one rename;
-`append_synced` / `complete_lines` keep append-only JSONL whole across kills. `slug` makes a
+`append_synced` / `complete_lines` keep append-only JSONL whole across kills. `cache_folder` is
+where the caches live (responses, frames). `slug` makes a
 file-name part.
 
 Reading user inputs (every importer, loader and label map goes through these):
@@ -32,6 +33,7 @@ a fresh temporary folder beside it, then rename into place).
 """
 
 from vqakit.files._atomic import append_synced, complete_lines, write_atomic, write_text_atomic
+from vqakit.files._cache import cache_folder
 from vqakit.files._decode import (
     LINE_BREAK,
     bad_byte,
@@ -85,6 +87,7 @@ __all__ = [
     "UnusableValueError",
     "append_synced",
     "bad_byte",
+    "cache_folder",
     "complete_lines",
     "decode",
     "find_bad_byte",

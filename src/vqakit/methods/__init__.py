@@ -12,7 +12,8 @@ Generic methods:
 """
 
 from vqakit.methods._baselines import random_choice, text_similarity
-from vqakit.methods._direct import ask_model, blind, build_prompt, direct, window_spec
+from vqakit.methods._direct import Visual, ask_model, blind, build_prompt, direct, frame_request, window_spec
+from vqakit.methods._frames import FrameProvider, FrameRequest, FrameStats
 from vqakit.methods._human import (
     HUMAN,
     HUMAN_ANSWERS,
@@ -34,13 +35,16 @@ from vqakit.methods._registry import (
     methods,
     option_names,
 )
-from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, describe_video_input, sent_video, video_parts
 
 __all__ = [
     "HUMAN",
     "HUMAN_ANSWERS",
     "NOT_ANSWERED",
+    "FrameProvider",
+    "FrameRequest",
+    "FrameStats",
     "HumanAnswer",
     "HumanOptions",
     "Method",
@@ -49,13 +53,16 @@ __all__ = [
     "NoOptions",
     "PersonName",
     "VideoOptions",
+    "Visual",
     "ask_model",
     "blind",
     "build_prompt",
     "describe_video_input",
     "direct",
+    "frame_request",
     "get_method",
     "human",
+    "keep_strip",
     "method",
     "methods",
     "option_names",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
+from vqakit.methods._frames import FrameRequest
 from vqakit.methods._registry import MethodContext, method
-from vqakit.methods._sent import save_strip, sent_images, sent_text
+from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
@@ -51,9 +52,10 @@ def window_spec(sample: Sample, spec_text: str):
     return spec
 
 
-def _frames(sample: Sample, context: MethodContext):
-    from vqakit.models import Frames
-    from vqakit.video import Resize, sample_frames
+def frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None:
+    """The frames `direct` sends for a sample (named, not decoded), or None when the protocol
+    asks for none. VideoError when the video cannot be read."""
+    from vqakit.video import Resize
 
     spec = window_spec(sample, context.protocol.frames)
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
@@ -63,28 +65,57 @@ def _frames(sample: Sample, context: MethodContext):
         if context.protocol.short_side
         else None
     )
-    frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
-    return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
+    encoding = getattr(context.model, "image_encoding", None)  # None: the model takes pixels
+    return context.frames.request(str(context.root / sample.videos[0].path), spec, resize, encoding)
 
 
-def _frame_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
-    frames = _frames(sample, context)
-    return ([frames], list(frames.times_s)) if frames is not None else ([], [])
+def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
+    """What `direct` will ask of the frame provider for this sample (for the runner's plan)."""
+    request = frame_request(sample, context) if sample.videos else None
+    return [request] if request is not None else []
+
+
+@dataclass
+class Visual:
+    """What a method shows the model: message parts, the times of the frames sent and, for
+    frames named rather than held, how to get their strip."""
+
+    parts: list
+    times: list[float]
+    identity: str | None = None  # of the frames, when they are named
+    strip: Callable[[], Awaitable[bytes]] | None = None  # their strip (JPEG), made once
+
+
+def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
+    from vqakit.models import Frames
+
+    request = frame_request(sample, context)
+    if request is None:
+        return Visual([], [])
+    provider = context.frames
+    frames = Frames((), request.times_s, identity=request.identity, fetch=lambda: provider.images(request))
+
+    async def strip() -> bytes:
+        return await provider.strip(request)
+
+    return Visual([frames], list(request.times_s), request.identity, strip)
 
 
 async def ask_model(
     sample: Sample,
     context: MethodContext,
     name: str,
-    visual: Callable[[Sample, MethodContext], tuple[list, list[float]]] | None,
+    visual: Callable[[Sample, MethodContext], tuple[list, list[float]] | Visual] | None,
 ) -> Prediction:
-    """One model call: `visual` builds the video parts (and the times of the frames sent)."""
-    from vqakit.models import Message
+    """One model call: `visual` builds the video parts and the times of the frames sent (a
+    `Visual`, or the pair)."""
+    from vqakit.models import Message, Model
 
     if context.model is None:
         return Prediction.failed(sample.id, name, "no_model", f"{name} needs --model")
     visual_parts: list = []
     times: list[float] = []
+    images: list[str] | None = None  # the strips kept in the run folder
     if visual is not None:
         if not sample.videos:
             return Prediction.failed(
@@ -95,12 +126,23 @@ async def ask_model(
                 model=str(context.model),
             )
         try:
-            visual_parts, times = await asyncio.to_thread(visual, sample, context)
+            shown = await asyncio.to_thread(visual, sample, context)
+            shown = shown if isinstance(shown, Visual) else Visual(*shown)
+            visual_parts, times = shown.parts, shown.times
+            if shown.identity is not None and shown.strip is not None:
+                images = await keep_strip(context, shown.identity, shown.strip)
         except Exception as error:
             return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     parts = [*visual_parts, build_prompt(sample, context)]
-    images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
-    completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
+    if images is None:
+        images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
+    message = Message.user(*parts)
+    if not isinstance(context.model, Model):  # another kind of model gets the frames themselves
+        try:
+            message = await message.loaded()
+        except Exception as error:
+            return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
+    completion = await context.model.complete([message], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
         "method": name,
@@ -134,7 +176,7 @@ async def ask_model(
     )
 
 
-@method("direct", needs_model=True, options=VideoOptions, takes_video=True)
+@method("direct", needs_model=True, options=VideoOptions, takes_video=True, plan_frames=planned_frames)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
     """Sampled frames (or the video, with --input video), the question and its options, one model call."""
     visual = video_parts if context.protocol.input == "video" else _frame_parts

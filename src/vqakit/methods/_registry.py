@@ -17,10 +17,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vqakit.extras import has_extra, install_line
+from vqakit.methods._frames import FrameProvider, FrameRequest
 from vqakit.plugins import load_plugins
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
 
 MethodFn = Callable[[Sample, "MethodContext"], Awaitable[Prediction]]
+PlanFn = Callable[[Sample, "MethodContext"], list[FrameRequest]]
 
 
 class NoOptions(BaseModel):
@@ -50,6 +52,8 @@ class Method:
     # a method whose answers come from a person: who, from its options (manifest.json `participant`)
     person: Callable[[Any], str | None] | None = None
     takes_video: bool = False  # can send the video itself (`--input video`), not only frames
+    # the frames it will ask of `context.frames` for a sample, so the runner can plan decoding
+    plan_frames: PlanFn | None = None
 
     def sends_frames(self, options: BaseModel) -> bool:
         return self.uses_frames(options) if callable(self.uses_frames) else self.uses_frames
@@ -126,10 +130,13 @@ def method(
     uses_frames: bool | Callable[[Any], bool] = True,
     person: Callable[[Any], str | None] | None = None,
     takes_video: bool = False,
+    plan_frames: PlanFn | None = None,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several).
     `uses_frames`: whether it sends the frames of the run's frame spec (or a function of its
-    options saying so); a run whose spec samples no frames is refused for such a method."""
+    options saying so); a run whose spec samples no frames is refused for such a method.
+    `plan_frames(sample, context)` names the frames the method will ask `context.frames` for, so the
+    runner can decode them ahead, video by video."""
 
     def register(fn: MethodFn) -> MethodFn:
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
@@ -145,6 +152,7 @@ def method(
             uses_frames,
             person,
             takes_video,
+            plan_frames,
         )
         return fn
 
@@ -175,3 +183,4 @@ class MethodContext:
     shared: dict[str, Any] = field(default_factory=dict)  # per-run objects (e.g. an embedder)
     benchmark: Benchmark | None = None  # the loaded benchmark (corpora for retrieval methods)
     artifacts: Path | None = None  # the run folder, where a method may keep what it sent (`_sent`)
+    frames: FrameProvider = field(default_factory=FrameProvider)  # video frames, decoded once per run

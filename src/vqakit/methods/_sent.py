@@ -4,6 +4,7 @@ and the text of the request."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,4 +45,29 @@ def save_strip(context: MethodContext, key: str, images: list[np.ndarray]) -> li
 
     relative = strip_path(key)
     write_strip(Path(context.artifacts) / relative, images)
+    return [relative]
+
+
+async def keep_strip(
+    context: MethodContext, identity: str, strip: Callable[[], Awaitable[bytes]]
+) -> list[str]:
+    """Keep the strip of frames named by `identity` (made by `strip()`, JPEG bytes, only when the
+    run folder lacks it): one file per distinct set of frames, shared by every sample that was
+    sent them (as `save_strip`'s list)."""
+    if context.artifacts is None:
+        return []
+    import asyncio
+
+    from vqakit.files import write_atomic
+
+    relative = strip_path(f"sent-{identity[:32]}")
+    kept = context.shared.setdefault("kept_strips", set())  # written in this run: no need to look
+    if relative in kept:
+        return [relative]
+    target = Path(context.artifacts) / relative
+    if not target.exists():
+        data = await strip()
+        await asyncio.to_thread(write_atomic, target, lambda handle: handle.write(data))
+    if len(kept) < 100_000:
+        kept.add(relative)
     return [relative]

@@ -17,7 +17,15 @@ from vqakit.models._embed import (
 )
 from vqakit.models._embed_api import EmbeddingError
 from vqakit.models._events import RetryEvent, watching_retries
-from vqakit.models._images import pixel_hash
+from vqakit.models._images import (
+    JPEG_QUALITY,
+    EncodedImage,
+    encode_jpeg,
+    image_encoding,
+    jpeg_encoder,
+    pixel_hash,
+    sent_jpeg,
+)
 from vqakit.models._messages import (
     CallError,
     Completion,
@@ -31,7 +39,7 @@ from vqakit.models._messages import (
     clock,
     frame_clocks,
 )
-from vqakit.models._model import Model
+from vqakit.models._model import Model, sent_encoding
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
 from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings
@@ -41,6 +49,7 @@ from vqakit.models._video import VIDEO_INPUT, video_input
 
 __all__ = [
     "BATCH_PENDING",
+    "JPEG_QUALITY",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
     "VIDEO_INPUT",
@@ -53,6 +62,7 @@ __all__ = [
     "Detection",
     "EmbeddingCache",
     "EmbeddingError",
+    "EncodedImage",
     "Frames",
     "GenerationSettings",
     "Image",
@@ -76,14 +86,19 @@ __all__ = [
     "complete_structured",
     "default_cache_path",
     "deferred_calls",
+    "encode_jpeg",
     "frame_clocks",
+    "image_encoding",
     "is_api_text_embedder",
+    "jpeg_encoder",
     "keep_detections",
     "parse_json_lenient",
     "parse_model_spec",
     "parse_retry_after",
     "pixel_hash",
     "redact_secrets",
+    "sent_encoding",
+    "sent_jpeg",
     "video_input",
     "watching_retries",
 ]

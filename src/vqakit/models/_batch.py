@@ -143,6 +143,7 @@ class BatchingModel:
             return hit
         if self.batcher.journal.in_flight(key) is None and not self.batcher.queued(self.group, key):
             if images:
+                sent = [await message.loaded() for message in sent]
                 request = await asyncio.to_thread(model.backend.prepare, sent, effective, sample_id)
             else:
                 request = model.backend.prepare(sent, effective, sample_id)

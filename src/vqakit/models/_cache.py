@@ -1,7 +1,9 @@
 """The response cache: one SQLite file (WAL) shared by every process of a machine.
 
 Key (`cache_key`): SHA-256 over backend, model, base URL, request parameters and every message
-part, images by pixel content. Left out on purpose: API keys and other secrets, timeouts,
+part: images by pixel content, video frames by their identity when they have one (the video's
+content digest, frame numbers, resize and encoding; see `Frames`), so that finding a cached
+reply decodes no video. Left out on purpose: API keys and other secrets, timeouts,
 retry settings and concurrency, which change how a reply is fetched, not what it is.
 A cache failure (locked, corrupt, full disk) is logged and the call goes on uncached.
 """
@@ -18,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import cache_folder
 from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage, Video
 
@@ -25,10 +28,7 @@ log = logging.getLogger(__name__)
 
 
 def default_cache_path() -> Path:
-    root = os.environ.get("VQAKIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "vqakit"
-    )
-    return Path(root) / "responses.sqlite"
+    return cache_folder() / "responses.sqlite"
 
 
 def _video_key(part: Video) -> Any:
@@ -51,6 +51,8 @@ def _part_key(part: Text | Image | Frames | Video) -> Any:
         return _video_key(part)
     if isinstance(part, Image):
         return ["image", pixel_hash(part.image)]
+    if part.identity is not None:
+        return ["frames", part.identity, list(part.times_s), part.label_times]
     return ["frames", [pixel_hash(image) for image in part.images], list(part.times_s), part.label_times]
 
 

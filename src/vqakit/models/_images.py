@@ -1,23 +1,107 @@
-"""Images on the wire: downscaled JPEG data URLs, and content hashes for cache keys."""
+"""Images on the wire: downscaled JPEG data URLs, and content hashes for cache keys.
+
+Every JPEG vqakit sends is made by `encode_jpeg`, at `JPEG_QUALITY` with 4:2:0 chroma
+subsampling. The encoder was picked by measurement (benchmarks/e2e_throughput.py prints both):
+simplejpeg (libjpeg-turbo through a thin binding, the `jpeg` extra) when installed, else Pillow
+(whose wheels bundle libjpeg-turbo too, with more overhead per call). Their bytes differ, so
+the encoder's name is part of a frame's identity (`image_encoding`).
+"""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import io
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from PIL import Image as PILImage
 
+JPEG_QUALITY = 90
+SUBSAMPLING = "4:2:0"
 
-def as_array(image: np.ndarray | PILImage.Image) -> np.ndarray:
+
+@dataclass(frozen=True)
+class EncodedImage:
+    """A JPEG exactly as it is sent, with its size (no pixels are decoded to use it)."""
+
+    data: bytes
+    width: int
+    height: int
+
+
+@lru_cache(maxsize=1)
+def jpeg_encoder() -> str:
+    """`simplejpeg X.Y` when that binding is installed, else `pillow X.Y`."""
+    from importlib import metadata
+
+    try:
+        import simplejpeg  # noqa: F401
+
+        return f"simplejpeg {metadata.version('simplejpeg')}"
+    except ImportError:
+        return f"pillow {metadata.version('pillow')}"
+
+
+def encode_jpeg(image: np.ndarray, quality: int = JPEG_QUALITY, encoder: str | None = None) -> bytes:
+    """An RGB array (H, W, 3) as JPEG bytes, by `encoder` (default: `jpeg_encoder()`)."""
+    encoder = encoder or jpeg_encoder()
+    array = np.ascontiguousarray(image)
+    if encoder.startswith("simplejpeg"):
+        import simplejpeg
+
+        return simplejpeg.encode_jpeg(array, quality=quality, colorspace="RGB", colorsubsampling="420")
+    buffer = io.BytesIO()
+    PILImage.fromarray(array).save(buffer, format="JPEG", quality=quality, subsampling=SUBSAMPLING)
+    return buffer.getvalue()
+
+
+def image_encoding(max_side: int | None, quality: int = JPEG_QUALITY) -> dict[str, object]:
+    """How images are encoded for a backend that sends JPEGs: what a frame's identity names, and
+    what the run manifest states."""
+    return {
+        "format": "jpeg",
+        "encoder": jpeg_encoder(),
+        "quality": quality,
+        "subsampling": SUBSAMPLING,
+        "max_side": max_side,
+    }
+
+
+def sent_jpeg(
+    image: np.ndarray | PILImage.Image | EncodedImage, max_side: int | None, quality: int = JPEG_QUALITY
+) -> EncodedImage:
+    """The image as it is sent: shrunk so its longer side is at most `max_side`, as JPEG. An
+    `EncodedImage` already within `max_side` is sent as it is."""
+    if isinstance(image, EncodedImage):
+        if shrunk_size(image.width, image.height, max_side) == (image.width, image.height):
+            return image
+        with PILImage.open(io.BytesIO(image.data)) as opened:
+            image = opened.convert("RGB")
+    picture = image if isinstance(image, PILImage.Image) else PILImage.fromarray(np.asarray(image))
+    if picture.mode != "RGB":
+        picture = picture.convert("RGB")
+    size = shrunk_size(picture.width, picture.height, max_side)
+    if size != picture.size:
+        picture = picture.resize(size, PILImage.Resampling.BICUBIC)
+    return EncodedImage(encode_jpeg(np.asarray(picture), quality), picture.width, picture.height)
+
+
+def as_array(image: np.ndarray | PILImage.Image | EncodedImage) -> np.ndarray:
+    if isinstance(image, EncodedImage):
+        with PILImage.open(io.BytesIO(image.data)) as opened:
+            return np.asarray(opened.convert("RGB"))
     if isinstance(image, PILImage.Image):
         return np.asarray(image.convert("RGB"))
     return image
 
 
-def pixel_hash(image: np.ndarray | PILImage.Image) -> str:
-    """Hash of the decoded pixels (and shape), so two encodings of one picture share a key."""
+def pixel_hash(image: np.ndarray | PILImage.Image | EncodedImage) -> str:
+    """Hash of the decoded pixels (and shape), so two encodings of one picture share a key; an
+    `EncodedImage` is hashed by its bytes (it is sent as it is)."""
+    if isinstance(image, EncodedImage):
+        return "jpeg:" + hashlib.sha256(image.data).hexdigest()
     array = np.ascontiguousarray(as_array(image))
     digest = hashlib.sha256(str(array.shape).encode())
     digest.update(array.tobytes())
@@ -33,14 +117,9 @@ def shrunk_size(width: int, height: int, max_side: int | None) -> tuple[int, int
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
-def data_url(image: np.ndarray | PILImage.Image, max_side: int | None = 768, quality: int = 90) -> str:
-    """A `data:image/jpeg;base64,...` URL, shrunk so its longer side is at most `max_side`."""
-    picture = image if isinstance(image, PILImage.Image) else PILImage.fromarray(image)
-    if picture.mode != "RGB":
-        picture = picture.convert("RGB")
-    size = shrunk_size(picture.width, picture.height, max_side)
-    if size != picture.size:
-        picture = picture.resize(size, PILImage.Resampling.BICUBIC)
-    buffer = io.BytesIO()
-    picture.save(buffer, format="JPEG", quality=quality)
-    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+def data_url(
+    image: np.ndarray | PILImage.Image | EncodedImage, max_side: int | None = 768, quality: int = JPEG_QUALITY
+) -> str:
+    """A `data:image/jpeg;base64,...` URL of `sent_jpeg(image, max_side, quality)`."""
+    encoded = sent_jpeg(image, max_side, quality)
+    return "data:image/jpeg;base64," + base64.b64encode(encoded.data).decode("ascii")

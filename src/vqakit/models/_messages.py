@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
-from typing import Literal
-
-import numpy as np
-from PIL import Image as PILImage
+from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant"]
 
@@ -20,23 +17,47 @@ class Text:
 
 @dataclass(frozen=True)
 class Image:
-    """One picture: an RGB array (H, W, 3) or a PIL image."""
+    """One picture: an RGB array (H, W, 3), a PIL image or an `EncodedImage` (JPEG as sent)."""
 
-    image: np.ndarray | PILImage.Image
+    image: Any
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Frames:
     """Video frames with their times; each frame is sent as an image, optionally preceded by its
-    time as `[MM:SS]` (or `[HH:MM:SS]`) so the model can ground its answer in time."""
+    time as `[MM:SS]` (or `[HH:MM:SS]`) so the model can ground its answer in time.
 
-    images: tuple[np.ndarray, ...]
+    Frames from a video can be named instead of held: `identity` says which frames they are
+    (the video's content digest, the frame numbers, the resize and the encoding), and `fetch`
+    loads them. The response cache keys such frames by their identity, so a cached reply needs
+    no frame at all; `Model` calls `fetch` only when the request is really sent (`loaded`)."""
+
+    images: tuple[Any, ...]  # RGB arrays, PIL images or EncodedImages; () while not fetched
     times_s: tuple[float, ...]
     label_times: bool = True
+    identity: str | None = None
+    fetch: Callable[[], Awaitable[tuple[Any, ...]]] | None = None
 
     def __post_init__(self) -> None:
-        if len(self.images) != len(self.times_s):
+        if self.fetch is not None and self.identity is None:
+            raise ValueError("frames fetched on demand need an identity")
+        if len(self.images) != len(self.times_s) and not (self.fetch is not None and not self.images):
             raise ValueError(f"{len(self.images)} frames but {len(self.times_s)} times")
+
+    @property
+    def pending(self) -> bool:
+        """Named but not fetched yet."""
+        return self.fetch is not None and not self.images and bool(self.times_s)
+
+    async def loaded(self) -> Frames:
+        """These frames with their images fetched."""
+        if not self.pending:
+            return self
+        assert self.fetch is not None
+        images = tuple(await self.fetch())
+        if len(images) != len(self.times_s):
+            raise ValueError(f"fetched {len(images)} frames for {len(self.times_s)} times")
+        return replace(self, images=images, fetch=None)
 
 
 @dataclass(frozen=True)
@@ -82,7 +103,19 @@ class Message:
 
     def image_count(self) -> int:
         return sum(
-            1 if isinstance(p, Image) else len(p.images) if isinstance(p, Frames) else 0 for p in self.parts
+            1 if isinstance(p, Image) else len(p.times_s) if isinstance(p, Frames) else 0 for p in self.parts
+        )
+
+    @property
+    def pending(self) -> bool:
+        return any(isinstance(p, Frames) and p.pending for p in self.parts)
+
+    async def loaded(self) -> Message:
+        """This message with every named `Frames` part fetched."""
+        if not self.pending:
+            return self
+        return replace(
+            self, parts=tuple([await p.loaded() if isinstance(p, Frames) else p for p in self.parts])
         )
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from vqakit.models._cache import ResponseCache, cache_key
 from vqakit.models._events import RetryEvent, tell
-from vqakit.models._images import shrunk_size
+from vqakit.models._images import image_encoding, shrunk_size
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._retry import BackendError, RetryPolicy
 from vqakit.models._secrets import redact_secrets
@@ -79,6 +79,14 @@ def make_backend(
     raise ValueError(f"no backend for {spec.backend!r}")
 
 
+def sent_encoding(spec: str | None, image_max_side: int | None = 768) -> dict[str, Any] | None:
+    """How a model of this spec is sent images (`image_encoding`), without making the model: None
+    for backends that take pixels (local models, replay) and for no model."""
+    if spec is None or parse_model_spec(spec).backend not in API_BACKENDS:
+        return None
+    return image_encoding(image_max_side)
+
+
 class Model:
     def __init__(
         self,
@@ -123,6 +131,14 @@ class Model:
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def image_encoding(self) -> dict[str, Any] | None:
+        """How this model's backend encodes images (`models.image_encoding`): None for backends
+        that take pixels as they are (local models, replay)."""
+        if not hasattr(self.backend, "image_max_side"):
+            return None
+        return image_encoding(self.backend.image_max_side)
 
     def sent_size(self, width: int, height: int) -> tuple[int, int]:
         """The size an image of `width` x `height` reaches the model at: backends that encode
@@ -181,6 +197,10 @@ class Model:
             key = cache_key(self._cache_spec, wire, sent)
             if (hit := self.cache.get(key)) is not None and passes(hit, check):
                 return hit
+        try:
+            sent = [await message.loaded() for message in sent]
+        except Exception as error:  # the frames could not be had: no request is sent
+            return self._error("video", f"{type(error).__name__}: {error}")
         completion = await self._with_retries(sent, effective, sample_id)
         if completion.error is not None and completion.error.type in ("refused", "empty") and self.fallback:
             log.info("%s: %s; asking fallback %s", sample_id, completion.error.type, self.fallback)

@@ -8,6 +8,7 @@ from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_conf
 from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
+from vqakit.runner._ray import RayModel, on_engine
 from vqakit.runner._run import (
     RunInterrupted,
     RunOutcome,
@@ -29,6 +30,7 @@ __all__ = [
     "CheckedRun",
     "EvalConfig",
     "EvalPlan",
+    "RayModel",
     "RunConfigError",
     "RunInterrupted",
     "RunLockedError",
@@ -45,6 +47,7 @@ __all__ = [
     "judge_run",
     "judge_run_batched",
     "make_config",
+    "on_engine",
     "open_run",
     "plan_eval",
     "run_audit",

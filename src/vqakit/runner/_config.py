@@ -27,6 +27,7 @@ RESUMABLE_FIELDS = (
     "judge_batch",  # batches change how judges' replies are fetched, not what they are
     "judge_batch_poll_s",
     "judge_batch_wait",
+    "frame_cache",  # the frame store changes how frames are had, not which frames are sent
 )
 
 # Fields EvalConfig had before methods owned their options and judges were plug-ins. Run folders
@@ -80,6 +81,7 @@ class EvalConfig(BaseModel):
     judge_batch: bool = False  # judges' calls go through the providers' batch APIs
     judge_batch_poll_s: float = Field(30.0, gt=0)  # seconds between polls of a running batch
     judge_batch_wait: bool = True  # False: submit (or poll once) and stop, leaving judgments pending
+    frame_cache: bool = True  # keep encoded frames in the frame store of the cache folder
 
     @model_validator(mode="before")
     @classmethod

@@ -17,6 +17,7 @@ from vqakit.files import slug
 from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig, make_config
 from vqakit.runner._run import RunOutcome, RunProgress, run_eval
+from vqakit.schema import Benchmark
 
 OFFLINE_BASELINES = ("random", "text-similarity")
 EMBED_EXTRA = "pip install 'vqakit[embed]'"
@@ -36,6 +37,7 @@ def default_run_folder(
 class EvalPlan:
     configs: list[tuple[EvalConfig, Path]]
     notes: list[str] = field(default_factory=list)
+    benchmark: Benchmark | None = None  # loaded once, for every run of the plan
 
 
 def plan_eval(settings: dict[str, Any], out: str | Path | None = None) -> EvalPlan:
@@ -68,7 +70,7 @@ def plan_eval(settings: dict[str, Any], out: str | Path | None = None) -> EvalPl
         else:
             folder = default_run_folder(benchmark.card.name, name, model, out or "runs")
         configs.append((config, folder))
-    return EvalPlan(configs, notes)
+    return EvalPlan(configs, notes, benchmark)
 
 
 def evaluate(
@@ -90,7 +92,9 @@ def evaluate(
     for config, folder in plan.configs:
         if on_start:
             on_start(config, folder)
-        outcome = run_eval(config, folder, new_run=new_run, on_progress=on_progress, on_note=note)
+        outcome = run_eval(
+            config, folder, new_run=new_run, on_progress=on_progress, on_note=note, benchmark=plan.benchmark
+        )
         outcomes.append(outcome)
         if on_done:
             on_done(config, outcome)

@@ -25,16 +25,28 @@ from typing import Any
 
 from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
+from vqakit.methods import FrameStats
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._engines import run_local, run_ray
+from vqakit.runner._engines import run_local
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
+from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._saved import check_or_write_config, saved_protocol
 from vqakit.runner._second_pass import judge_run
-from vqakit.runs import CONFIG, JUDGMENTS, MANIFEST, PREDICTIONS, RESULTS, SCORES, JudgmentLog, PredictionLog
+from vqakit.runs import (
+    CONFIG,
+    JUDGMENTS,
+    MANIFEST,
+    PREDICTIONS,
+    RESULTS,
+    SCORES,
+    JudgmentLog,
+    PredictionLog,
+    read_predictions,
+)
 from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
 from vqakit.scoring import (
     length_bucket,
@@ -74,6 +86,7 @@ class RunOutcome:
     ran: int  # predictions added by this call
     results: dict[str, Any]
     judgments_pending: int = 0  # judgments waiting on a provider batch (`judge_batch_wait=False`)
+    frames: FrameStats | None = None  # how the frames were had (local engine)
 
 
 def benchmark_hash(benchmark: Benchmark) -> str:
@@ -133,6 +146,14 @@ def _input_record(config: EvalConfig, checked: CheckedRun) -> dict[str, Any]:
     return {"input": "video", "video": describe_video_input(backend, checked.options, protocol)}
 
 
+def _images_line(config: EvalConfig) -> dict[str, Any]:
+    """How images reach the model: JPEG encoder, quality, subsampling and longest side (or
+    pixels, for local models), and whether the frame store kept them."""
+    from vqakit.models import sent_encoding
+
+    return {"sent_as": sent_encoding(config.model) or "pixels", "frame_store": config.frame_cache}
+
+
 def run_eval(
     config: EvalConfig,
     out: str | Path,
@@ -141,13 +162,15 @@ def run_eval(
     on_progress: Callable[[RunProgress], None] | None = None,
     on_note: Callable[[str], None] | None = None,
     allow_no_frames: bool = False,
+    benchmark: Benchmark | None = None,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
     is written (`allow_no_frames`: see `check_run`). `on_progress(RunProgress)` follows the
-    samples; `on_note` hears how judges' batches go. Ctrl-C raises `RunInterrupted`, with what
-    was finished kept; the folder's lock is released and its file removed however the run ends."""
-    benchmark = load_benchmark(config.bench)
+    samples; `on_note` hears how judges' batches go. `benchmark`: `config.bench` already loaded
+    (reading a large benchmark takes seconds). Ctrl-C raises `RunInterrupted`, with what was
+    finished kept; the folder's lock is released and its file removed however the run ends."""
+    benchmark = benchmark or load_benchmark(config.bench)
     checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
     folder = Path(out)
     if new_run and (folder / CONFIG).exists():
@@ -190,6 +213,7 @@ def _write_run_files(
         "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
         **_input_record(config, checked),
         "prompt_hashes": prompts,
+        "images": _images_line(config),
     }
     participant = checked.method.participant(checked.options)
     if participant is not None:
@@ -220,7 +244,7 @@ def _run_locked(
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors)
+    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, compact=True)
     try:
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
@@ -229,11 +253,11 @@ def _run_locked(
         log.close()
 
 
-def _kinds(predictions: list[Prediction]) -> tuple[int, int]:
-    """(errors, not applicable) among these predictions."""
-    failed = [p.error.type for p in predictions if p.error is not None]
-    skipped = sum(1 for kind in failed if kind == NOT_APPLICABLE)
-    return len(failed) - skipped, skipped
+def _kind(prediction: Prediction) -> tuple[int, int]:
+    """(1, 0) for an error, (0, 1) for a sample the method does not apply to, else (0, 0)."""
+    if prediction.error is None:
+        return 0, 0
+    return (0, 1) if prediction.error.type == NOT_APPLICABLE else (1, 0)
 
 
 def _run_logged(
@@ -248,42 +272,41 @@ def _run_logged(
 ) -> RunOutcome:
     finished_before = sum(1 for s in samples if log.done(s.id))
     todo = [s for s in samples if not log.done(s.id)]
-    errors, skipped = _kinds([log.finished[s.id] for s in samples if log.done(s.id)])
+    skipped = sum(1 for s in samples if log.done(s.id) and log.skipped(s.id))
+    errors = sum(1 for s in samples if log.done(s.id) and log.failed(s.id)) - skipped
     done = finished_before
     started = time.monotonic()
     judged_before = _size(folder / JUDGMENTS)
 
-    def record(prediction: Prediction) -> None:
+    def record(predictions: list[Prediction]) -> None:
         nonlocal done, errors, skipped
-        log.append(_redacted(prediction))
-        done += 1
-        failed, not_applicable = _kinds([prediction])
-        errors, skipped = errors + failed, skipped + not_applicable
+        for prediction in log.append_many([_redacted(p) for p in predictions]):
+            done += 1
+            failed, not_applicable = _kind(prediction)
+            errors, skipped = errors + failed, skipped + not_applicable
         if on_progress:
             on_progress(RunProgress(done, len(samples), errors, skipped))
 
     if on_progress:
         on_progress(RunProgress(done, len(samples), errors, skipped))
     engine = run_ray if config.engine == "ray" else run_local
-    engine(todo, config, benchmark, checked.protocol, folder, record)
+    frames = engine(todo, config, benchmark, checked.protocol, folder, record)
+    log.close()
+    finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
         if uses_batches(config, folder):
-            pending = asyncio.run(
-                judge_run_batched(config, samples, log.finished, judgments, folder, on_note)
-            )
+            pending = asyncio.run(judge_run_batched(config, samples, finished, judgments, folder, on_note))
         elif config.judges:
             asyncio.run(
-                judge_run(
-                    config.judges, samples, log.finished, judgments, config.concurrency, config.judge_args
-                )
+                judge_run(config.judges, samples, finished, judgments, config.concurrency, config.judge_args)
             )
         results = write_scores(
             folder,
             benchmark,
             samples,
-            log.finished,
+            finished,
             judgments.by_sample(),
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,
@@ -292,7 +315,7 @@ def _run_logged(
             ),
             judgments_pending=pending,
         )
-    return RunOutcome(folder, finished_before, len(todo), results, pending)
+    return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
 
 
 def _size(path: Path) -> int:

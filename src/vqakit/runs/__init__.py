@@ -23,7 +23,7 @@ from vqakit.runs._folder import (
     strip_path,
 )
 from vqakit.runs._listing import RunSummary, list_runs
-from vqakit.runs._logs import JudgmentLog, PredictionLog
+from vqakit.runs._logs import JudgmentLog, PredictionLog, read_predictions
 
 __all__ = [
     "CONFIG",
@@ -40,5 +40,6 @@ __all__ = [
     "RunFolderError",
     "RunSummary",
     "list_runs",
+    "read_predictions",
     "strip_path",
 ]

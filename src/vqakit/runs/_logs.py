@@ -12,37 +12,94 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.files import append_synced, complete_lines
-from vqakit.schema import Prediction
+from vqakit.schema import NOT_APPLICABLE, Prediction
 
 
 class PredictionLog:
     """predictions.jsonl. Opening it cuts off a line a kill left half-written, so the run can go
     on appending. `finished` holds each sample's latest prediction; `done` is what a resumed run
-    skips: successful samples, and failed ones too when `retry_errors` is off."""
+    skips: successful samples, and failed ones too when `retry_errors` is off.
 
-    def __init__(self, path: Path, *, retry_errors: bool = True) -> None:
+    `compact=True` keeps only each sample's outcome (final or not, failed or not) instead of
+    its prediction, so that a long run's memory does not grow with the samples answered; read
+    the predictions back with `read_predictions` when the run is over."""
+
+    def __init__(self, path: Path, *, retry_errors: bool = True, compact: bool = False) -> None:
         self.path = path
         self.retry_errors = retry_errors
+        self.compact = compact
         self.finished: dict[str, Prediction] = {}
-        for prediction in complete_lines(path, Prediction.model_validate_json):
-            self.finished[prediction.sample_id] = prediction
+        self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
+        if compact:  # the outcome is all that is kept: no need to build each prediction
+            for sample_id, outcome in complete_lines(path, _outcome):
+                self._outcome[sample_id] = outcome
+        else:
+            for prediction in complete_lines(path, Prediction.model_validate_json):
+                self._keep(prediction)
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
 
+    def _keep(self, prediction: Prediction) -> None:
+        self._outcome[prediction.sample_id] = (prediction.failed_for_good, prediction.error is not None)
+        if not self.compact:
+            self.finished[prediction.sample_id] = prediction
+
     def done(self, sample_id: str) -> bool:
-        prediction = self.finished.get(sample_id)
-        if prediction is None:
+        outcome = self._outcome.get(sample_id)
+        if outcome is None:
             return False
-        return prediction.failed_for_good or not self.retry_errors
+        return outcome[0] or not self.retry_errors
+
+    def failed(self, sample_id: str) -> bool:
+        """The sample's latest prediction is an error."""
+        return self._outcome.get(sample_id, (False, False))[1]
+
+    def skipped(self, sample_id: str) -> bool:
+        """The sample's latest prediction says the method does not apply to it (final, not a
+        failure to retry)."""
+        return self._outcome.get(sample_id) == (True, True)
 
     def append(self, prediction: Prediction) -> None:
-        earlier = self.finished.get(prediction.sample_id)
-        if earlier is not None and earlier.failed_for_good:
-            return
-        append_synced(self._handle, prediction.model_dump_json())
-        self.finished[prediction.sample_id] = prediction
+        self.append_many([prediction])
+
+    def append_many(self, predictions: list[Prediction]) -> list[Prediction]:
+        """Append predictions with one write and one sync (a group commit); a sample whose outcome
+        is already final is skipped. Returns those appended."""
+        kept: dict[str, Prediction] = {}
+        for prediction in predictions:
+            earlier = self._outcome.get(prediction.sample_id)
+            if (earlier is None or not earlier[0]) and not (
+                prediction.sample_id in kept and kept[prediction.sample_id].failed_for_good
+            ):
+                kept[prediction.sample_id] = prediction
+        if kept:
+            append_synced(self._handle, "\n".join(p.model_dump_json() for p in kept.values()))
+            for prediction in kept.values():
+                self._keep(prediction)
+        return list(kept.values())
 
     def close(self) -> None:
         self._handle.close()
+
+
+def _outcome(line: bytes) -> tuple[str, tuple[bool, bool]]:
+    """(sample id, (failed for good, failed)) of a prediction line, read without building the
+    prediction; ValueError for a line that is not one (as `Prediction.model_validate_json`)."""
+    record = json.loads(line)
+    if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str):
+        raise ValueError("not a prediction line")
+    error = record.get("error")
+    if error is not None and not (isinstance(error, dict) and isinstance(error.get("type"), str)):
+        raise ValueError("not a prediction line")
+    final = error is None or error["type"] == NOT_APPLICABLE
+    return record["sample_id"], (final, error is not None)
+
+
+def read_predictions(path: Path) -> dict[str, Prediction]:
+    """Each sample's latest prediction in a predictions.jsonl (a cut last line left out)."""
+    found: dict[str, Prediction] = {}
+    for prediction in complete_lines(path, Prediction.model_validate_json, repair=False):
+        found[prediction.sample_id] = prediction
+    return found
 
 
 class JudgmentLog:

@@ -5,7 +5,9 @@ from vqakit.video._clip import Clip, clip_rate, cut_clip, encode_images
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
 from vqakit.video._export import write_frames
+from vqakit.video._frame_store import FrameStore, default_store_path, frame_key, parse_size
 from vqakit.video._hints import Mark, box_at, describe_marks, draw_marks, marks_at, parse_style, select_times
+from vqakit.video._identity import content_digest
 from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._media import VideoMediaChecker
 from vqakit.video._probe import VideoInfo, probe
@@ -13,7 +15,7 @@ from vqakit.video._resize import Resize
 from vqakit.video._sampling import sample_frames
 from vqakit.video._scenes import ImageEmbedder, Shot, detect_shots, merge_shots, shot_distances
 from vqakit.video._segment import fixed_windows
-from vqakit.video._strip import STRIP_HEIGHT, image_strip, write_strip
+from vqakit.video._strip import STRIP_HEIGHT, image_strip, strip_jpeg, write_strip
 from vqakit.video._subtitles import (
     Cue,
     cues_between,
@@ -31,6 +33,7 @@ __all__ = [
     "Fps",
     "Frame",
     "FrameIndex",
+    "FrameStore",
     "ImageEmbedder",
     "Mark",
     "Resize",
@@ -43,11 +46,13 @@ __all__ = [
     "VideoMediaChecker",
     "box_at",
     "clip_rate",
+    "content_digest",
     "cues_between",
     "cut_clip",
     "cut_cues",
     "decode_frames",
     "decode_subtitles",
+    "default_store_path",
     "describe_marks",
     "detect_shots",
     "draw_index",
@@ -55,10 +60,12 @@ __all__ = [
     "encode_images",
     "fixed_windows",
     "frame_index",
+    "frame_key",
     "image_strip",
     "marks_at",
     "merge_shots",
     "parse_sampling",
+    "parse_size",
     "parse_style",
     "parse_subtitles",
     "probe",
@@ -68,6 +75,7 @@ __all__ = [
     "sample_times",
     "select_times",
     "shot_distances",
+    "strip_jpeg",
     "write_frames",
     "write_index_clip",
     "write_strip",

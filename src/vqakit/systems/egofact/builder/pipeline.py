@@ -256,9 +256,13 @@ def build_egofact_from_specs(
     concurrency: int = 8,
     on_stage: Callable[[Stage], None] | None = None,
     on_step: Callable[[int, int], None] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
 ) -> BuildOutcome:
-    """`build_egofact` with models and embedders named by spec strings (`vqakit build egofact`)."""
+    """`build_egofact` with models and embedders named by spec strings (`vqakit build egofact`).
+    With `engine="ray"` the model steps run as tasks on the Ray cluster at `ray_address`."""
     from vqakit.models import EmbeddingCache, ImageTextEmbedder, Model, TextEmbedder
+    from vqakit.runner import on_engine
 
     cache = EmbeddingCache()
     return build_egofact(
@@ -266,8 +270,8 @@ def build_egofact_from_specs(
         events_path,
         passages_path,
         out,
-        llm=Model(llm, concurrency=concurrency),
-        vlm=Model(vlm, concurrency=concurrency) if vlm else None,
+        llm=on_engine(Model(llm, concurrency=concurrency), engine, ray_address),
+        vlm=on_engine(Model(vlm, concurrency=concurrency), engine, ray_address) if vlm else None,
         text_embedder=TextEmbedder(text_embedder, cache=cache),
         image_embedder=ImageTextEmbedder(image_embedder, cache=cache) if image_embedder else None,
         config=config,

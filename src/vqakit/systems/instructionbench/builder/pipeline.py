@@ -190,14 +190,19 @@ def build_instructionbench_from_specs(
     concurrency: int = 8,
     on_stage: Callable[[Stage], None] | None = None,
     on_step: Callable[[int, int], None] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
 ) -> BuildOutcome:
     """`build_instructionbench` with models and the embedder named by spec strings (`vqakit build
-    instructionbench`). A checker spec equal to `llm` shares its model (and its concurrency)."""
+    instructionbench`). A checker spec equal to `llm` shares its model (and its concurrency).
+    With `engine="ray"` the model steps run as tasks on the Ray cluster at `ray_address`."""
     from vqakit.models import EmbeddingCache, Model, TextEmbedder
+    from vqakit.runner import on_engine
 
-    models: dict[str, Any] = {llm: Model(llm, concurrency=concurrency)}
+    models: dict[str, Any] = {llm: on_engine(Model(llm, concurrency=concurrency), engine, ray_address)}
     for spec in checkers:
-        models.setdefault(spec, Model(spec, concurrency=concurrency))
+        if spec not in models:
+            models[spec] = on_engine(Model(spec, concurrency=concurrency), engine, ray_address)
     return build_instructionbench(
         annotations,
         videos_dir,

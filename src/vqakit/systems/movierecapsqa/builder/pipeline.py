@@ -174,14 +174,22 @@ def build_movierecapsqa_from_specs(
     concurrency: int = 8,
     on_stage: Callable[[Stage], None] | None = None,
     on_step: Callable[[int, int], None] | None = None,
+    engine: str = "local",
+    ray_address: str | None = None,
 ) -> BuildOutcome:
     """`build_movierecapsqa` with the models and the image embedder named by spec strings
-    (`vqakit build movierecapsqa`); a VLM spec equal to `llm` shares its model."""
+    (`vqakit build movierecapsqa`); a VLM spec equal to `llm` shares its model. With
+    `engine="ray"` the model steps run as tasks on the Ray cluster at `ray_address`."""
     from vqakit.models import Model
+    from vqakit.runner import on_engine
 
     check_inputs(recaps, embedder)
-    text_model = Model(llm, concurrency=concurrency)
-    vision = None if vlm is None else (text_model if vlm == llm else Model(vlm, concurrency=concurrency))
+    text_model = on_engine(Model(llm, concurrency=concurrency), engine, ray_address)
+    vision = None
+    if vlm is not None:
+        vision = (
+            text_model if vlm == llm else on_engine(Model(vlm, concurrency=concurrency), engine, ray_address)
+        )
     images = None
     if embedder is not None:
         from vqakit.models import ImageTextEmbedder

@@ -1,0 +1,240 @@
+"""End-to-end throughput of `vqakit eval` against a loopback server: frames decoded once, the
+server kept busy, and what a re-run answered from the caches costs.
+
+    python benchmarks/e2e_throughput.py                 # everything but the soak
+    python benchmarks/e2e_throughput.py --quick         # shorter long video, fewer soak questions
+    python benchmarks/e2e_throughput.py --only soak --soak 100000
+    python benchmarks/e2e_throughput.py --compare-src /path/to/older/vqakit/src   # before/after
+
+Every figure is a ratio against one measured in the same run. Sections (`--only` picks some):
+
+- `encoder`: JPEG encoding of the fixture's frames at the size they are sent, simplejpeg
+  (libjpeg-turbo) against Pillow: how vqakit's encoder was picked.
+- `fixture`: 200 four-option questions over the five real videos of the sample benchmark (40 per
+  video, `--frames uniform:16`, short side 448), a loopback OpenAI-compatible server that answers
+  every request in 0.3 s, `--concurrency 16`. Rows: the first run (fresh caches), the same run in
+  a new folder answered from the response cache, the first run without the frame store, and
+  (with `--compare-src`) the first run of another vqakit source tree. Each row: questions/s
+  against the server-bound ideal (concurrency / delay), the most and the mean requests the
+  server had in flight, CPU seconds per question (of the run: the eval command's process and
+  its decode workers, once its imports are done; and of the whole command), peak RSS of the
+  process tree. The cached re-run is given as a ratio of the first run's CPU.
+- `long`: a synthetic 30-minute 720p video (5 minutes with `--quick`; made once into
+  .bench/videos) with 100 questions of 32 frames, each over its own 5-minute window: questions/s
+  against the ideal, frames decoded against frames sent, and the run's wall time against the
+  decode floor (the same distinct frames decoded by `vqakit.video.decode_frames` alone).
+- `lmms`: lmms-eval 0.7.3 on the same server, questions, frame count and image size, through
+  the task `vqakit export-bench --format lmms-eval` writes; the server's counters check that
+  both sent the same requests.
+- `soak`: N questions (100,000 by default, 10,000 with `--quick`) against a server that answers
+  at once: peak RSS at 10% of the questions against at the end, run-folder bytes per question;
+  the run is killed (-9) at 50% and restarted, and the seconds until it answers again are
+  measured; then results and report.html are regenerated and timed.
+
+The machine's load is printed with the results: timings on a busy machine are noisy. `--json
+PATH` writes every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from chat_server import ChatServer
+from e2e_common import (
+    CONCURRENCY,
+    DELAY_S,
+    MEDIA,
+    VIDEOS,
+    fixture_bench,
+    load,
+    long_questions,
+    long_video,
+    print_rows,
+    row,
+    run_eval_command,
+    write_bench,
+)
+from e2e_lmms import section_lmms
+from e2e_soak import section_soak
+
+
+def section_encoder(work: Path, quick: bool) -> dict[str, Any]:
+    import numpy as np
+
+    from vqakit.models import encode_jpeg
+    from vqakit.schema import Uniform
+    from vqakit.video import Resize, sample_frames
+
+    frames = []
+    for video in VIDEOS:
+        for frame in sample_frames(MEDIA / f"{video}.mp4", Uniform(4), resize=Resize(short_side=448)):
+            from PIL import Image
+
+            picture = Image.fromarray(frame.image)
+            scale = min(1.0, 768 / max(picture.size))
+            size = (round(picture.width * scale), round(picture.height * scale))
+            frames.append(np.asarray(picture.resize(size, Image.Resampling.BICUBIC)))
+    rounds = 10 if quick else 30
+    times: dict[str, list[float]] = {}
+    sizes: dict[str, int] = {}
+    for encoder in ("pillow", "simplejpeg"):
+        try:
+            sizes[encoder] = sum(len(encode_jpeg(frame, 90, encoder=encoder)) for frame in frames)
+            times[encoder] = []
+        except ImportError:
+            continue
+    for round_ in range(rounds):  # interleaved, so that a busy spell slows both alike
+        for encoder in sorted(times, reverse=bool(round_ % 2)):
+            started = time.perf_counter()
+            for frame in frames:
+                encode_jpeg(frame, 90, encoder=encoder)
+            times[encoder].append(1000 * (time.perf_counter() - started) / len(frames))
+    found: dict[str, Any] = {"frames": len(frames), "rounds": rounds}
+    print("\nJPEG encoding at the sent size (quality 90, 4:2:0), ms per frame (best and median round):")
+    for encoder in ("pillow", "simplejpeg"):
+        if encoder not in times:
+            found[encoder] = None
+            print(f"  {encoder:<11}not installed")
+            continue
+        ordered = sorted(times[encoder])
+        median = ordered[len(ordered) // 2]
+        found[encoder] = {"best_ms": ordered[0], "median_ms": median, "bytes": sizes[encoder]}
+        print(f"  {encoder:<11}{ordered[0]:8.3f} {median:8.3f} ms  {sizes[encoder] / 2**10:8.0f} KiB")
+    if found["pillow"] and found["simplejpeg"]:
+        found["simplejpeg_speedup"] = found["pillow"]["median_ms"] / found["simplejpeg"]["median_ms"]
+        print(f"  simplejpeg is {found['simplejpeg_speedup']:.2f}x Pillow's speed (median rounds)")
+    return found
+
+
+def section_fixture(work: Path, server: ChatServer, compare: Path | None) -> dict[str, Any]:
+    bench, questions = fixture_bench(work)
+    ideal = CONCURRENCY / DELAY_S
+    cache = work / "cache-fixture"
+    first = run_eval_command(bench, work / "runs/first", server, cache)
+    cached = run_eval_command(bench, work / "runs/cached", server, cache)
+    bare = run_eval_command(bench, work / "runs/bare", server, work / "cache-bare", "--no-frame-cache")
+    rows = [
+        row("first run", first, len(questions), ideal),
+        row("re-run, new folder, from caches", cached, len(questions), ideal),
+        row("first run, --no-frame-cache", bare, len(questions), ideal),
+    ]
+    if compare is not None:
+        before = run_eval_command(bench, work / "runs/compare", server, work / "cache-compare", src=compare)
+        rows.append(row(f"first run, {compare}"[:33], before, len(questions), ideal))
+    print(
+        f"\nFixture: {len(questions)} questions, 5 videos, uniform:16, concurrency {CONCURRENCY}, "
+        f"server {DELAY_S}s a reply"
+    )
+    print(f"server-bound ideal {ideal:.1f} q/s")
+    print_rows(rows)
+    ratios = {
+        "first_of_ideal": rows[0]["of_ideal"],
+        "cached_run_cpu_of_first": cached["run_cpu_s"] / first["run_cpu_s"],
+        "cached_cpu_of_first": cached["cpu_s"] / first["cpu_s"],
+        "cached_wall_of_first": cached["wall_s"] / first["wall_s"],
+        "max_in_flight_of_concurrency": first["server"]["max_in_flight"] / CONCURRENCY,
+        "mean_in_flight_of_concurrency": first["server"]["mean_in_flight"] / CONCURRENCY,
+    }
+    if compare is not None:
+        ratios["first_q_per_s_of_compared"] = rows[0]["q_per_s"] / rows[-1]["q_per_s"]
+    print(
+        f"cached re-run: CPU {100 * ratios['cached_run_cpu_of_first']:.1f}% of the first run's (run only), "
+        f"{100 * ratios['cached_cpu_of_first']:.1f}% (whole command); "
+        f"wall {100 * ratios['cached_wall_of_first']:.1f}%"
+    )
+    if compare is not None:
+        print(f"first run: {ratios['first_q_per_s_of_compared']:.2f}x the questions/s of {compare}")
+    return {"rows": rows, "ratios": ratios, "ideal_q_per_s": ideal}
+
+
+def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
+    import numpy as np
+
+    from vqakit.schema import Uniform
+    from vqakit.video import Resize, decode_frames, frame_index
+
+    minutes = 5 if quick else 30
+    video = long_video(minutes)
+    questions = long_questions(minutes)
+    bench = write_bench(work / "long", {"long": video}, questions, "uniform:32")
+    found = run_eval_command(bench, work / "runs/long", server, work / "cache-long")
+    ideal = CONCURRENCY / DELAY_S
+    result = row(f"{minutes}-min 720p, 100 q x 32 frames", found, len(questions), ideal)
+    # the floor: the distinct frames those questions ask for, decoded once by the sampler alone
+    index = frame_index(video)
+    wanted: set[int] = set()
+    from vqakit.schema import sample_times
+
+    for q in questions:
+        ref = q["videos"][0]
+        wanted.update(
+            index.frames_at(
+                sample_times(Uniform(32, ref["start_s"], ref["end_s"]), index.duration_s)
+            ).tolist()
+        )
+    started = time.perf_counter()
+    decode_frames(index, np.asarray(sorted(wanted)), resize=Resize(short_side=448))
+    floor = time.perf_counter() - started
+    result["distinct_frames"] = len(wanted)
+    result["frames_sent"] = 32 * len(questions)
+    result["decode_floor_s"] = round(floor, 2)
+    result["wall_of_floor"] = round(found["wall_s"] / floor, 2)
+    print(
+        f"\nLong video: {minutes} minutes of 720p (GOP 250), {len(questions)} questions x 32 frames "
+        "in 5-minute windows"
+    )
+    print_rows([result])
+    print(
+        f"{len(wanted)} distinct frames for {32 * len(questions)} sent; decoding them alone (floor) takes "
+        f"{floor:.1f} s: the whole run is {result['wall_of_floor']:.2f}x the floor"
+    )
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="5-minute long video, 10,000-question soak")
+    parser.add_argument("--only", help="comma-separated sections: encoder, fixture, long, lmms, soak")
+    parser.add_argument("--soak", type=int, help="soak questions (default 100000, 10000 with --quick)")
+    parser.add_argument("--compare-src", type=Path, help="another vqakit src folder to run on the fixture")
+    parser.add_argument("--json", type=Path, help="write every figure here")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    args = parser.parse_args()
+    sections = set((args.only or "encoder,fixture,long,lmms").split(","))
+    results: dict[str, Any] = {"machine": {"load_before": load(), "cores": os.cpu_count()}}
+    print(f"machine: {load()}")
+    work = args.keep or Path(tempfile.mkdtemp(prefix="vqakit-e2e-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        if "encoder" in sections:
+            results["encoder"] = section_encoder(work, args.quick)
+        if sections & {"fixture", "long", "lmms"}:
+            with ChatServer(DELAY_S) as server:
+                if "fixture" in sections:
+                    results["fixture"] = section_fixture(work, server, args.compare_src)
+                if "long" in sections:
+                    results["long"] = section_long(work, server, args.quick)
+                if "lmms" in sections:
+                    results["lmms"] = section_lmms(work, server)
+        if "soak" in sections:
+            results["soak"] = section_soak(work, args.soak or (10_000 if args.quick else 100_000))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    results["machine"]["load_after"] = load()
+    print(f"\nmachine: {load()}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

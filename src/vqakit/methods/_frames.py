@@ -1,0 +1,370 @@
+"""Where a run's methods get video frames: each frame decoded once, encoded once, shared.
+
+A `FrameRequest` names frames without decoding them: the video's content digest, the exact
+frame numbers, the resize and the encoding (`identity`). The `FrameProvider` of a run answers
+requests from, in order:
+
+1. frames this run already has (samples asking for the same frames share one decode, with or
+   without the store);
+2. the frame store (`video.FrameStore`), where encoded frames and strips outlive the run;
+3. a decode job (`_frame_jobs.run_job`): one forward pass over the video for the frames of
+   every request it was given, in a worker process when the runner gives the provider a pool.
+
+The runner plans ahead (`plan`, `prefetch`, `release`): it hands the provider the requests of
+the samples about to run, video by video, so one job decodes what several samples want, while
+the frames held for samples not yet finished stay under `max_frames_in_flight` (prefetching
+waits for room: back-pressure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import BrokenExecutor, Executor
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+from typing import Any
+
+from vqakit.methods._frame_jobs import DecodeJob, JobResult, run_job, strip_of
+from vqakit.schema import SamplingSpec, sample_times
+from vqakit.video import FrameStore, Resize, VideoError, content_digest, frame_index, frame_key
+
+log = logging.getLogger(__name__)
+
+JOB_FRAMES = 64  # frames per decode job at most: what one job holds decoded at once
+RECENT_BYTES = 64 * 2**20  # frames kept for reuse after their planned samples are done
+RECENT_STRIPS = 256  # strips kept for samples that ask for them again
+
+
+@dataclass(frozen=True, eq=False)
+class FrameRequest:
+    """Which frames of which video, at which size, encoded how; nothing decoded."""
+
+    path: str
+    digest: str
+    numbers: tuple[int, ...]
+    times_s: tuple[float, ...]
+    resize: Resize | None
+    encoding: dict[str, Any] | None
+
+    @cached_property
+    def identity(self) -> str:
+        what = {
+            "video": self.digest,
+            "frames": list(self.numbers),
+            "resize": [self.resize.short_side, self.resize.max_pixels] if self.resize else None,
+            "encoding": self.encoding,
+        }
+        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+    @cached_property
+    def frame_keys(self) -> tuple[str, ...]:
+        encoding = json.dumps(self.encoding, sort_keys=True)
+        return tuple(_frame_key(self.digest, n, self.resize, encoding) for n in self.numbers)
+
+    @property
+    def strip_key(self) -> str:
+        return "strip:" + self.identity
+
+    @property
+    def group(self) -> tuple[str, Resize | None, str]:
+        """Requests of one group can share a decode job."""
+        return self.path, self.resize, json.dumps(self.encoding, sort_keys=True)
+
+
+@lru_cache(maxsize=65536)
+def _frame_key(digest: str, number: int, resize: Resize | None, encoding: str) -> str:
+    return frame_key(digest, number, resize, json.loads(encoding))
+
+
+def _size(image: Any) -> int:
+    data = getattr(image, "data", None)
+    return len(data) if isinstance(data, bytes) else int(getattr(image, "nbytes", 0))
+
+
+@dataclass
+class FrameStats:
+    decoded: int = 0  # frames decoded by this provider's jobs
+    jobs: int = 0
+    from_store: int = 0  # frames read from the store
+    strips_from_store: int = 0
+
+
+class FrameProvider:
+    """A run's frames. `store=None` keeps nothing between runs; `executor` (a process pool, or a
+    function that gives one, or None while it is not ready) runs the decode jobs of encoded
+    frames; without one they run in threads."""
+
+    def __init__(
+        self,
+        store: FrameStore | None = None,
+        executor: Executor | Callable[[], Executor | None] | None = None,
+        *,
+        max_frames_in_flight: int = 512,
+    ) -> None:
+        self.store = store
+        self.executor = executor
+        self.max_frames_in_flight = max(1, max_frames_in_flight)
+        self.stats = FrameStats()
+        self._frames: dict[str, asyncio.Future] = {}
+        self._strips: OrderedDict[str, asyncio.Future] = OrderedDict()
+        self._tasks: set[asyncio.Task] = set()
+        self._wanted: Counter[str] = Counter()  # planned uses not yet released, per frame key
+        self._counted: set[str] = set()  # frame keys counted as in flight
+        self._recent: OrderedDict[str, int] = OrderedDict()  # released keys kept, with their size
+        self._recent_bytes = 0
+        self._room: asyncio.Condition | None = None
+        self._requests: dict[tuple, FrameRequest] = {}
+
+    # --- naming frames ----------------------------------------------------------------------
+
+    def request(
+        self, path: str, spec: SamplingSpec, resize: Resize | None, encoding: dict[str, Any] | None
+    ) -> FrameRequest:
+        """The frames `spec` asks of the video at `path` (exact frames); VideoError when the video
+        cannot be read or the spec does not fit it. Reads the video's packets, decodes nothing."""
+        key = (path, spec, resize, json.dumps(encoding, sort_keys=True))
+        found = self._requests.get(key)
+        if found is not None:
+            return found
+        index = frame_index(path)
+        try:
+            times = sample_times(spec, index.duration_s)
+        except ValueError as error:
+            raise VideoError(path, str(error)) from None
+        numbers = index.frames_at(times)
+        digest = self.store.digest(path) if self.store is not None else content_digest(path)
+        found = FrameRequest(
+            path=str(path),
+            digest=digest,
+            numbers=tuple(int(n) for n in numbers),
+            times_s=tuple(float(index.times_s[n]) for n in numbers),
+            resize=resize,
+            encoding=encoding,
+        )
+        if len(self._requests) > 4096:
+            self._requests.clear()
+        self._requests[key] = found
+        return found
+
+    # --- getting frames ---------------------------------------------------------------------
+
+    async def images(self, request: FrameRequest) -> tuple[Any, ...]:
+        """The frames as sent (EncodedImages, or RGB arrays when `encoding` is None), in order."""
+        missing = [key for key in dict.fromkeys(request.frame_keys) if key not in self._frames]
+        claimed = self._claim(missing)
+        if claimed:
+            await self._fill([request], claimed, strips=False)
+        futures = [self._frames[key] for key in request.frame_keys]
+        for key in missing:
+            if self._wanted.get(key, 0) <= 0:  # not planned: kept while there is room
+                self._keep_recent(key)
+        return tuple([await future for future in futures])
+
+    async def strip(self, request: FrameRequest) -> bytes:
+        """The strip of the request's frames as sent (JPEG bytes), made once per identity."""
+        future = self._strips.get(request.strip_key)
+        if future is None:
+            future = self._strips[request.strip_key] = asyncio.get_running_loop().create_future()
+            while len(self._strips) > RECENT_STRIPS:
+                self._strips.popitem(last=False)
+            try:
+                future.set_result(await self._make_strip(request))
+            except Exception as error:
+                future.set_exception(error)
+                future.exception()  # retrieved: the caller raises it below
+        return await future
+
+    async def _make_strip(self, request: FrameRequest) -> bytes:
+        if self.store is not None:
+            held = await asyncio.to_thread(self.store.get_many, [request.strip_key])
+            if request.strip_key in held:
+                self.stats.strips_from_store += 1
+                return held[request.strip_key][0]
+        images = await self.images(request)
+        data = await asyncio.to_thread(strip_of, list(images))
+        if self.store is not None:
+            await asyncio.to_thread(self.store.put_many, [(request.strip_key, data, 0, 0)])
+        return data
+
+    def _claim(self, keys: Iterable[str]) -> dict[str, asyncio.Future]:
+        """Futures for the keys nobody is getting yet; the caller answers them (`_fill`)."""
+        loop = asyncio.get_running_loop()
+        claimed = {}
+        for key in keys:
+            if key not in self._frames:
+                claimed[key] = self._frames[key] = loop.create_future()
+        return claimed
+
+    async def _fill(
+        self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
+    ) -> None:
+        """Answer the claimed futures (frames of `requests`) from the store or decode jobs; with
+        `strips`, the jobs also make the strips of the requests they decode whole."""
+        held: dict[str, tuple[bytes, int, int]] = {}
+        if self.store is not None and requests[0].encoding is not None:
+            held = await asyncio.to_thread(self.store.get_many, claimed)
+        if held:
+            from vqakit.models import EncodedImage
+
+            for key, (data, width, height) in held.items():
+                claimed[key].set_result(EncodedImage(data, width, height))
+            self.stats.from_store += len(held)
+        to_decode: dict[tuple, dict[int, str]] = {}
+        strip_sets: dict[tuple, dict[str, FrameRequest]] = {}
+        for request in requests:
+            for number, key in zip(request.numbers, request.frame_keys, strict=True):
+                if key in claimed and key not in held:
+                    to_decode.setdefault(request.group, {})[number] = key
+            if strips and request.strip_key not in self._strips:
+                strip_sets.setdefault(request.group, {}).setdefault(request.strip_key, request)
+        loop = asyncio.get_running_loop()
+        jobs = []
+        for group, wanted in to_decode.items():
+            numbers = sorted(wanted)
+            for start in range(0, len(numbers), JOB_FRAMES):
+                chunk = numbers[start : start + JOB_FRAMES]
+                whole = set(chunk)
+                strip_futures = {}
+                for key, request in list(strip_sets.get(group, {}).items()):
+                    if set(request.numbers) <= whole and key not in self._strips:
+                        strip_futures[key] = (request, loop.create_future())
+                        self._strips[key] = strip_futures[key][1]
+                        del strip_sets[group][key]
+                frames = {n: (wanted[n], claimed[wanted[n]]) for n in chunk}
+                jobs.append(self._run(group, chunk, frames, list(strip_futures.values())))
+        await asyncio.gather(*jobs)
+
+    async def _run(
+        self,
+        group: tuple,
+        numbers: list[int],
+        frames: dict[int, tuple[str, asyncio.Future]],
+        strips: list[tuple[FrameRequest, asyncio.Future]],
+    ) -> None:
+        path, resize, encoding = group[0], group[1], json.loads(group[2])
+        executor = None
+        if self.executor is not None and encoding is not None:
+            try:
+                executor = self.executor if isinstance(self.executor, Executor) else self.executor()
+            except Exception as error:  # processes cannot be started here: threads will do
+                log.warning("no decode worker processes (%s); decoding in threads", error)
+                self.executor = None
+        # in a pool each process decodes on one thread: the processes use the cores
+        threads = None if executor is None else False
+        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips), threads)
+        try:
+            result: JobResult | None = None
+            if executor is not None:
+                try:
+                    result = await asyncio.get_running_loop().run_in_executor(executor, run_job, job)
+                except BrokenExecutor as error:
+                    # e.g. a script that starts a run without `if __name__ == "__main__":`, whose
+                    # worker processes cannot start: decode in threads for the rest of the run
+                    log.warning("decode worker processes failed (%s); decoding in threads instead", error)
+                    self.executor = None
+            if result is None:
+                result = await asyncio.to_thread(run_job, replace(job, frame_threads=None))
+        except Exception as error:
+            for _, future in frames.values():
+                future.set_exception(error)
+                future.exception()  # kept for the run: each sample on these frames reports it
+            for request, future in strips:
+                if self._strips.get(request.strip_key) is future:
+                    del self._strips[request.strip_key]
+                future.cancel()
+            return
+        self.stats.jobs += 1
+        self.stats.decoded += result.frames_decoded
+        for number, (_, future) in frames.items():
+            future.set_result(result.frames[number])
+        for (_, future), data in zip(strips, result.strips, strict=True):
+            future.set_result(data)
+        if self.store is not None and encoding is not None:
+            rows = [
+                (key, result.frames[n].data, result.frames[n].width, result.frames[n].height)
+                for n, (key, _) in frames.items()
+            ]
+            rows += [(r.strip_key, data, 0, 0) for (r, _), data in zip(strips, result.strips, strict=True)]
+            await asyncio.to_thread(self.store.put_many, rows)
+
+    # --- planning ahead ---------------------------------------------------------------------
+
+    def plan(self, requests: Iterable[FrameRequest]) -> None:
+        """Count the uses of these frames by samples about to run (released by `release`)."""
+        for request in requests:
+            self._wanted.update(request.frame_keys)
+
+    async def prefetch(self, requests: list[FrameRequest]) -> None:
+        """Start decoding what these (planned) requests need and neither this run nor the store
+        has, in as few jobs as their videos allow; waits while too many frames are held (so the
+        caller must let the samples holding them run meanwhile: `runner` hands over the samples
+        of each prefetched part before prefetching the next)."""
+        keys = {key for request in requests for key in request.frame_keys if key not in self._frames}
+        if self.store is not None and keys:
+            keys &= await asyncio.to_thread(self.store.missing, keys)
+        if not keys:
+            return  # held, or in the store: nothing is decoded (nor read until asked)
+        await self._wait_for_room(len(keys))
+        claimed = self._claim(keys)  # less what others asked for meanwhile
+        if not claimed:
+            return
+        self._counted.update(key for key in claimed if self._wanted.get(key, 0) > 0)
+        requests = [r for r in requests if not claimed.keys().isdisjoint(r.frame_keys)]
+        task = asyncio.ensure_future(self._fill(requests, claimed, strips=True))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _wait_for_room(self, frames: int) -> None:
+        if self._room is None:
+            self._room = asyncio.Condition()
+        async with self._room:
+            await self._room.wait_for(
+                lambda: not self._counted or len(self._counted) + frames <= self.max_frames_in_flight
+            )
+
+    def release(self, requests: Iterable[FrameRequest]) -> None:
+        """These planned requests are done with: their frames may go."""
+        freed = False
+        for request in requests:
+            for key in request.frame_keys:
+                self._wanted[key] -= 1
+                if self._wanted[key] > 0:
+                    continue
+                del self._wanted[key]
+                freed |= key in self._counted
+                self._counted.discard(key)
+                self._keep_recent(key)
+        if freed and self._room is not None:
+            task = asyncio.ensure_future(self._notify())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _notify(self) -> None:
+        assert self._room is not None
+        async with self._room:
+            self._room.notify_all()
+
+    def _keep_recent(self, key: str) -> None:
+        future = self._frames.get(key)
+        if future is None or not future.done():
+            return
+        size = _size(future.result()) if future.exception() is None else 0
+        self._recent_bytes -= self._recent.pop(key, 0)
+        self._recent[key] = size
+        self._recent.move_to_end(key)
+        self._recent_bytes += size
+        while self._recent_bytes > RECENT_BYTES and self._recent:
+            old, old_size = self._recent.popitem(last=False)
+            self._recent_bytes -= old_size
+            if self._wanted.get(old, 0) <= 0:
+                self._frames.pop(old, None)
+
+    @property
+    def held(self) -> int:
+        """Frames held for planned samples not yet done."""
+        return len(self._counted)

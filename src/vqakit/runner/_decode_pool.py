@@ -1,0 +1,79 @@
+"""Worker processes for decode jobs, started on first use.
+
+PyAV releases the GIL only around parts of decoding, and encoding JPEGs holds it for a while,
+so threads of one process leave cores idle; jobs (`methods.FrameProvider`) go to processes
+instead. They are started with `spawn` (the run's process has threads: forking it is unsafe)
+only when a first job comes, so a run answered from the caches starts none.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def spawn_is_safe() -> bool:
+    """Whether worker processes can be started here. A started process imports the main module
+    again: harmless for the command line (`python -m vqakit`), for `python -c`, notebooks and
+    modules run with `-m`, and for scripts guarded by `if __name__ == "__main__":`; a script
+    without the guard would start the run again in every worker, so its runs decode in threads."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None:
+        return True
+    try:
+        source = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "__name__" in source and "__main__" in source
+
+
+def _warm() -> None:
+    import vqakit.methods  # noqa: F401  - the job's imports, once per worker
+
+
+def _started() -> bool:
+    return True
+
+
+class DecodePool:
+    """`ready()` starts the processes (at most `workers`, default the usable cores, at most 8)
+    the first time it is called, and returns the pool once they have started, None until then
+    (the caller decodes in a thread meanwhile, rather than wait for the start); `shutdown()`
+    ends them."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers or min(usable_cores(), 8))
+        self._executor: ProcessPoolExecutor | None = None
+        self._started: list[Future] = []
+
+    def ready(self) -> Executor | None:
+        if self._executor is None:
+            if not spawn_is_safe():
+                return None
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=get_context("spawn"), initializer=_warm
+            )
+            self._started = [self._executor.submit(_started) for _ in range(self.workers)]
+        if all(future.done() for future in self._started):
+            return self._executor
+        return None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
