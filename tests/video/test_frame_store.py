@@ -22,8 +22,11 @@ def test_keys_name_what_a_frame_is():
         frame_key("d" * 64, 3, Resize(short_side=224), {"format": "jpeg", "quality": 90}),
         frame_key("d" * 64, 3, None, {"format": "jpeg", "quality": 90}),
         frame_key("d" * 64, 3, Resize(short_side=448), {"format": "jpeg", "quality": 80}),
+        # enlarging changes the pixels: a frame kept at its own size is not the enlarged one
+        frame_key("d" * 64, 3, Resize(short_side=448, upscale=True), {"format": "jpeg", "quality": 90}),
+        frame_key("d" * 64, 3, Resize(short_side=448, max_pixels=10_000), {"format": "jpeg", "quality": 90}),
     ]
-    assert len({base, *others}) == 6
+    assert len({base, *others}) == 8
 
 
 def test_put_get_missing_and_clear(tmp_path):

@@ -56,7 +56,7 @@ class FrameRequest:
         what = {
             "video": self.digest,
             "frames": list(self.numbers),
-            "resize": [self.resize.short_side, self.resize.max_pixels] if self.resize else None,
+            "resize": self.resize.key() if self.resize else None,
             "encoding": self.encoding,
         }
         return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()

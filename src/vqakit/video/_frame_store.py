@@ -79,7 +79,7 @@ def frame_key(digest: str, frame_number: int, resize: Resize | None, encoding: d
     what = {
         "video": digest,
         "frame": int(frame_number),
-        "resize": [resize.short_side, resize.max_pixels] if resize is not None else None,
+        "resize": resize.key() if resize is not None else None,
         "encoding": encoding,
     }
     return "frame:" + hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()

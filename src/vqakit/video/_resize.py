@@ -27,6 +27,10 @@ class Resize:
         if self.max_pixels is not None and self.max_pixels < 1:
             raise ValueError(f"max_pixels must be at least 1, got {self.max_pixels}")
 
+    def key(self) -> list[int | bool | None]:
+        """What identifies this rule in cache keys: every field that changes the pixels."""
+        return [self.short_side, self.max_pixels, self.upscale]
+
     def output_size(self, width: int, height: int) -> tuple[int, int]:
         scale = 1.0
         if self.short_side is not None:
