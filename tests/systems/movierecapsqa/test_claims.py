@@ -17,7 +17,13 @@ from vqakit.systems.movierecapsqa.claims import ClaimList, ClaimsJudge, shared_c
 from vqakit.systems.movierecapsqa.claims_report import claim_sections, claims_detail
 from vqakit.systems.movierecapsqa.evidence import dialogue, question_facts, segment_facts
 from vqakit.systems.movierecapsqa.judges import CoherenceJudge, FactualityJudge, RelevanceJudge
-from vqakit.systems.movierecapsqa.summary import aggregate, breakdown, claim_aggregate, score_summary
+from vqakit.systems.movierecapsqa.summary import (
+    aggregate,
+    breakdown,
+    claim_aggregate,
+    official_aggregate,
+    score_summary,
+)
 from vqakit.systems.movierecapsqa.verdicts import spellings, verdicts_for
 
 SRT = (
@@ -212,7 +218,20 @@ def test_summaries_break_scores_down_by_category_and_modality():
     assert 0 <= low <= 3 <= high <= 5
     assert aggregate({"factuality": 4, "relevance": 5, "coherence": 3}) == 4
     assert aggregate({"factuality": 4, "relevance": None, "coherence": 3}) is None
+    # the official evaluation averages whichever scores a question has; ours needs all three
+    assert official_aggregate({"factuality": 4, "relevance": None, "coherence": 3}) == 3.5
+    assert official_aggregate({"factuality": None, "relevance": None, "coherence": None}) is None
     assert claim_aggregate(samples, [{"sample_id": "s0"}]) == {}
+    both = claim_aggregate(
+        samples,
+        [
+            {"sample_id": "s0", "factuality": 4, "relevance": 5, "coherence": 3},
+            {"sample_id": "s1", "factuality": 2, "relevance": None, "coherence": 4},
+        ],
+    )
+    assert both["claim_aggregate"]["overall"]["n"] == 1 and both["claim_aggregate"]["overall"]["mean"] == 4
+    official = both["claim_aggregate_official"]["overall"]
+    assert official["n"] == 2 and official["mean"] == pytest.approx((4 + 3) / 2)
     assert breakdown(samples, rows, lambda row: None)["overall"]["n"] == 0
 
 
@@ -229,7 +248,7 @@ def test_report_sections_and_sample_details():
         },
     }
     means, labels = claim_sections(results)
-    assert means.table.rows[0] == ["all questions", "2", "3.50 [2.00–5.00]", "n/a", "n/a", "n/a"]
+    assert means.table.rows[0] == ["all questions", "2", "3.50 [2.00–5.00]", "n/a", "n/a", "n/a", "n/a"]
     assert means.table.rows[1][0] == "category CRD" and "1 judge error(s)" in means.note
     assert ["factuality: supported", "3", "75.0%"] in labels.table.rows
     assert claim_sections({"open_ended": {}}) == []

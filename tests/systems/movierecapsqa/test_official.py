@@ -171,3 +171,26 @@ def test_answers_match_by_segment_keys_index_or_id_and_never_by_a_guess(bench):
     ]
     kept, unmatched = match_answers(indexed, answers[1:2])
     assert [k["sample_id"] for k in kept] == ["v1.1.2"] and not unmatched
+
+
+def test_the_aggregate_is_the_official_codes_and_ours_is_kept_beside_it():
+    """The official evaluation averages whichever of the three scores a question has; ours, which
+    needs all three, is `aggregate_score_all_three`."""
+    from vqakit.schema import Prediction
+    from vqakit.systems.movierecapsqa.official_results import result_line
+
+    sample = Sample(id="q", question="Who hides the key?", answer="Mara.")
+    prediction = Prediction(sample_id="q", method="imported", reply="Mara does.")
+    records = {
+        "claims": {"claims": ["Mara hides the key."]},
+        "factuality": {"score": 4, "claims": []},
+        "relevance": {"score": None, "status": "error", "error": "judge error: 401"},
+        "coherence": {"score": 5, "claims": []},
+    }
+    line = result_line(sample, prediction, records, None)
+    assert line["evaluations"]["relevance"]["relevance_score"] == -1
+    assert line["aggregate_score"] == pytest.approx(4.5) and line["aggregate_score_all_three"] == -1
+    full = result_line(sample, prediction, {**records, "relevance": {"score": 3, "claims": []}}, None)
+    assert full["aggregate_score"] == full["aggregate_score_all_three"] == pytest.approx(4.0)
+    nothing = {k: {"score": None, "status": "no_claims"} for k in ("factuality", "relevance", "coherence")}
+    assert result_line(sample, prediction, nothing, None)["aggregate_score"] == -1

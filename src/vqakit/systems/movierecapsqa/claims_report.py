@@ -10,9 +10,9 @@ from typing import Any
 from vqakit.report import SampleDetail, Section, Table, percent, register_judged_detail, register_section
 from vqakit.schema import Prediction, Sample
 from vqakit.systems.movierecapsqa.claims import CLAIMS, EMPTY_ANSWER, NO_CLAIMS
-from vqakit.systems.movierecapsqa.summary import AGGREGATE, MEASURES
+from vqakit.systems.movierecapsqa.summary import AGGREGATE, MEASURES, OFFICIAL_AGGREGATE
 
-_COLUMNS = [*MEASURES, AGGREGATE]
+_COLUMNS = [*MEASURES, AGGREGATE, OFFICIAL_AGGREGATE]
 
 
 def _cell(summary: dict[str, Any] | None, n: int) -> str:
@@ -50,7 +50,9 @@ def _means_section(results: dict[str, Any]) -> Section:
         rows.append([label, str(n), *(_cell(summary, n) for summary in found)])
     claims = results.get(CLAIMS) or {}
     notes = [
-        "means with 95% bootstrap intervals; aggregate: the mean of the three, questions all three scored"
+        "means with 95% bootstrap intervals; aggregate: the mean of the three, questions all three"
+        " scored; official aggregate: the mean of the scores each question has (the official"
+        " evaluation's rule)"
     ]
     if claims:
         per = claims.get("claims_per_answer")
@@ -66,7 +68,7 @@ def _means_section(results: dict[str, Any]) -> Section:
         }
         if unscored:
             notes.append(f"{name}: {unscored['error']} judge error(s), not scored")
-    columns = ["questions", "n", "factuality", "relevance", "coherence", "aggregate"]
+    columns = ["questions", "n", "factuality", "relevance", "coherence", "aggregate", "official aggregate"]
     return Section("Claim-based scores (0-5)", Table(columns, rows), "; ".join(notes), lead=True)
 
 

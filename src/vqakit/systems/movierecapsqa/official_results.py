@@ -6,12 +6,14 @@ JSON line per judged question:
      "evaluations": {"factuality": {"factuality_score", "claim_evaluations": [{claim_number,
                      claim_text, label, justification}], "explanation"},
                      "coherence": {"coherence_score", ...}, "relevance": {"relevance_score", ...}},
-     "aggregate_score", "metadata": {sample_id, category, modality}}
+     "aggregate_score", "aggregate_score_all_three", "metadata": {sample_id, category, modality}}
 
 Labels are written in the official upper-case form (`PARTIALLY_SUPPORTED`). A score the run does
 not have (no claims, a judge error, a judge not assigned) is the official `-1` with an `error`
-saying why, which the official analysis leaves out of its means; `aggregate_score` is the mean of
-the three scores when all three exist, else -1 (the official code averages whichever exist).
+saying why, which the official analysis leaves out of its means. `aggregate_score` is computed as
+the official evaluation computes it: the mean of whichever scores exist (not -1), -1 when none
+does. Ours, the mean of the three when all three exist, else -1, is kept beside it as
+`aggregate_score_all_three` (the official analysis ignores keys it does not know).
 Identifiers come from the imported answer when the run was imported, else from the sample's
 metadata; `question_idx` is left out when neither knows it. Questions without an answer (a
 not-applicable or failed prediction) are not written; `official_results` counts them.
@@ -67,6 +69,7 @@ def result_line(
         name: _evaluation(name, records.get(name)) for name in ("factuality", "coherence", "relevance")
     }
     scores = [evaluations[name][f"{name}_score"] for name in MEASURES]
+    given = [score for score in scores if score >= 0]
     extracted = records.get(CLAIMS) or {}
     return {
         **{key: value for key, value in ids.items() if value is not None},
@@ -75,7 +78,8 @@ def result_line(
         "ground_truth_answer": sample.answer_text(),
         "claims": list(extracted.get("claims") or []),
         "evaluations": evaluations,
-        "aggregate_score": sum(scores) / len(scores) if all(score >= 0 for score in scores) else -1,
+        "aggregate_score": sum(given) / len(given) if given else -1,
+        "aggregate_score_all_three": sum(scores) / len(scores) if len(given) == len(scores) else -1,
         "metadata": {
             "sample_id": sample.id,
             "category": sample.metadata.category,

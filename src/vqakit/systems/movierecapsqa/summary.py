@@ -10,8 +10,12 @@ results.json, per judge (`factuality`, `relevance`, `coherence`):
      "labels": {label: claims},           # label counts over all judged claims
      "unscored": {why: answers}}          # no_claims, empty_answer, error
 
-and `claim_aggregate` (same breakdowns) of the per-question mean of the three scores, over the
-questions all three scored (the official `aggregate_score`). Categories and modality types are
+and two aggregates with the same breakdowns: `claim_aggregate_official`, the official evaluation's
+(sshaar/MovieRecapsQA `eval/evaluator.py`): a question's aggregate is the mean of whichever of
+its three scores exist, and questions with none are left out; and `claim_aggregate`, ours: the
+mean of the three, over the questions all three scored (so that every question weighs the three
+measures alike). The two differ only where a judge failed or had nothing to score. Categories and
+modality types are
 the samples' `category` and `modality` metadata; questions without one are in `overall` only.
 """
 
@@ -26,6 +30,7 @@ from vqakit.scoring import group_keys, mean_summary, register_metric
 
 MEASURES = ("factuality", "relevance", "coherence")
 AGGREGATE = "claim_aggregate"
+OFFICIAL_AGGREGATE = "claim_aggregate_official"
 CATEGORIES = ("TEMP", "CRD", "NPA", "STA", "TH")
 MODALITIES = ("dialogue", "scene", "multimodal")
 SCALE = (0.0, 5.0)
@@ -84,9 +89,16 @@ def score_summary(
 
 
 def aggregate(row: dict[str, Any]) -> float | None:
-    """The mean of a question's three scores; None unless all three were given."""
+    """Ours: the mean of a question's three scores; None unless all three were given."""
     values = [row.get(measure) for measure in MEASURES]
     return None if any(v is None for v in values) else sum(values) / len(values)
+
+
+def official_aggregate(row: dict[str, Any]) -> float | None:
+    """The official evaluation's: the mean of whichever of the three scores were given; None
+    when none was."""
+    values = [v for measure in MEASURES if (v := row.get(measure)) is not None]
+    return sum(values) / len(values) if values else None
 
 
 @register_metric
@@ -94,11 +106,15 @@ def claim_aggregate(samples: list[Sample], rows: list[dict[str, Any]]) -> dict[s
     """`claim_aggregate` in results.json, when the run has claim judges."""
     if not any(measure in row for row in rows for measure in MEASURES):
         return {}
-    summary = breakdown(samples, rows, aggregate)
     return {
         AGGREGATE: {
             "scale": list(SCALE),
             "rule": "mean of the three scores, questions all three scored",
-            **summary,
-        }
+            **breakdown(samples, rows, aggregate),
+        },
+        OFFICIAL_AGGREGATE: {
+            "scale": list(SCALE),
+            "rule": "mean of the scores a question has (the official rule), questions with one or more",
+            **breakdown(samples, rows, official_aggregate),
+        },
     }
