@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from system_needs import require_system
+
 ROOT = Path(__file__).resolve().parents[1]
 BAR = "━"
 WIDTH, HEIGHT = 180, 24
@@ -81,8 +83,8 @@ class Pane:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux for a real terminal")
 def test_the_first_command_leaves_clean_lines_on_a_terminal(tmp_path: Path):
+    require_system(None if shutil.which("tmux") else "needs tmux for a real terminal (apt-get install tmux)")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "vqakit").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m vqakit "$@"\n')
