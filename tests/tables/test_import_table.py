@@ -1,6 +1,7 @@
-"""`vqakit import table`: the same records read from Parquet, CSV, JSONL and a `datasets` folder
-give the same samples; bad cells are `FILE:ROW:COLUMN` lines and only their rows are left out; a
-missing video leaves out only its questions."""
+"""`vqakit import table`: the same records read from Parquet, CSV, TSV, JSONL and a `datasets`
+folder give the same samples; bad cells (text the hardened reader refuses, numbers out of range
+for their field, in text tables and Parquet cells alike) are `FILE:ROW:COLUMN` lines and only
+their rows are left out; a missing video leaves out only its questions."""
 
 from __future__ import annotations
 
@@ -59,10 +60,11 @@ def _write(rows: list[dict], path: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if path.suffix == ".csv":
+    if path.suffix in (".csv", ".tsv"):
+        sep = "," if path.suffix == ".csv" else "\t"
         columns = list(rows[0])
-        lines = [",".join(columns)] + [
-            ",".join("" if r[c] is None else str(r[c]) for c in columns) for r in rows
+        lines = [sep.join(columns)] + [
+            sep.join("" if r[c] is None else str(r[c]) for c in columns) for r in rows
         ]
         path.write_text("\n".join(lines) + "\n")
     elif path.suffix == ".jsonl":
@@ -78,7 +80,7 @@ def _write(rows: list[dict], path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["t.parquet", "t.csv", "t.jsonl", "t.json", "saved"])
+@pytest.mark.parametrize("name", ["t.parquet", "t.csv", "t.tsv", "t.jsonl", "t.json", "saved"])
 def test_every_format_gives_the_same_samples(name, tmp_path, videos, mapping):
     reference = import_table(_write(ROWS, tmp_path / "ref.jsonl"), mapping, videos, tmp_path / "ref")
     report = import_table(_write(ROWS, tmp_path / name), mapping, videos, tmp_path / "bench")
@@ -141,8 +143,10 @@ def test_a_broken_jsonl_line_is_listed_and_the_rest_imported(tmp_path, videos, m
     table.write_text(json.dumps(ROWS[0]) + "\n{not json\n" + json.dumps(ROWS[1]) + "\n[1, 2]\n")
     report = import_table(table, mapping, videos, tmp_path / "bench")
     assert report.written == 2
-    assert report.problems[0].startswith(f"{table}:2: invalid JSON")
-    assert report.problems[1] == f"{table}:4: a record must be a JSON object, not list"
+    assert report.problems == [
+        f"{table}:2: malformed JSON (Expecting property name enclosed in double quotes at column 2)",
+        f"{table}:4: each line must be a JSON object",
+    ]
 
 
 def test_option_forms_answer_kinds_and_extensions(tmp_path, videos):
@@ -219,3 +223,121 @@ def test_the_command_lists_what_it_left_out(tmp_path, videos, mapping):
     assert f"skipped {table}:4:answer: 'x' is not an index" in result.output
     assert "missing video lost.mp4 (1 question(s): lost-2)" in result.output
     assert f"wrote 1 of 3 questions to {tmp_path / 'b'} (2 left out)" in result.output
+
+
+def _import(table: Path, mapping: Path, videos: Path, out: Path):
+    """`vqakit import table` as a user runs it: (exit code, output)."""
+    arguments = [str(table), "--map", str(mapping), "--videos", str(videos), "--out", str(out)]
+    result = CliRunner().invoke(main, ["import", "table", *arguments])
+    return result.exit_code, result.output
+
+
+def test_a_start_beyond_any_number_is_a_problem_of_its_row(tmp_path, videos, mapping):
+    table = tmp_path / "t.jsonl"
+    lines = [json.dumps(row) for row in ROWS]
+    lines[0] = lines[0].replace('"start": 0.0', '"start": 1' + "0" * 400)  # JSON integers are unbounded
+    table.write_text("\n".join(lines) + "\n")
+    code, output = _import(table, mapping, videos, tmp_path / "bench")
+    assert code == 0, output
+    assert f"skipped {table}:1:start: number 100000000000...(401 digits) does not fit in 64 bits" in output
+    assert "wrote 2 of 3 questions" in output and "VQAKIT_DEBUG" not in output
+
+
+def test_an_unpaired_surrogate_is_a_problem_of_its_row(tmp_path, videos, mapping):
+    table = tmp_path / "t.jsonl"
+    lines = [json.dumps(row) for row in ROWS]
+    lines[1] = lines[1].replace('"What turns?"', '"What \\ud800turns?"')
+    table.write_text("\n".join(lines) + "\n")
+    code, output = _import(table, mapping, videos, tmp_path / "bench")
+    assert code == 0, output
+    assert f"skipped {table}:2:question: holds an unpaired surrogate ('\\ud800')" in output
+    assert [s.id for s in load_folder(tmp_path / "bench").samples] == ["bikes-1", "bikes-3"]
+
+
+def test_a_mapping_that_is_not_utf8_names_its_file_and_line(tmp_path, videos, mapping):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(mapping.read_bytes().replace(b"question: question", b"question: qu\xffestion"))
+    code, output = _import(_write(ROWS, tmp_path / "t.csv"), bad, videos, tmp_path / "bench")
+    line = next(n for n, text in enumerate(bad.read_bytes().splitlines(), 1) if b"\xff" in text)
+    assert code == 1 and output == f"Error: {bad}:{line}: not UTF-8 text (byte 0xff at column 13)\n"
+    (tmp_path / "nul.yaml").write_text(yaml.safe_dump({**MAPPING, "question": "a\x00b"}))
+    with pytest.raises(MappingError, match=r"nul\.yaml: question: holds a NUL character"):
+        load_mapping(tmp_path / "nul.yaml")
+
+
+def test_rows_of_a_parquet_shard_are_numbered_within_their_file(tmp_path, videos, mapping):
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    _write(ROWS[:2], snapshot / "test-00000-of-00002.parquet")
+    second = snapshot / "test-00001-of-00002.parquet"
+    _write([{**ROWS[2], "answer": 7}, {**ROWS[2], "qid": 4}], second)
+    report = import_table(snapshot, mapping, videos, tmp_path / "bench")
+    assert report.problems == [f"{second}:1:answer: 7 is out of range for 3 options (index)"]
+    assert [s.id for s in report.benchmark.samples] == ["bikes-1", "world-2", "bikes-4"]
+
+
+def test_parquet_cells_get_the_readers_checks(tmp_path, videos, mapping):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        ROWS[0],
+        {**ROWS[1], "question": "What\x00turns?"},  # valid UTF-8, but no text to keep
+        {**ROWS[2], "start": float("inf")},
+        {**ROWS[2], "qid": 4, "start": float("nan"), "end": float("nan")},  # pandas' empty cell
+        {**ROWS[2], "qid": 5, "start": -1.0},
+        {**ROWS[2], "qid": 6, "start": 2.0, "end": 1.5},
+        {**ROWS[2], "qid": 7, "frames": 2**64 - 1},
+    ]
+    table = pa.Table.from_pylist(rows, schema=pa.Table.from_pylist(ROWS).schema.set(
+        list(ROWS[0]).index("frames"), pa.field("frames", pa.uint64())
+    ))  # fmt: skip
+    pq.write_table(table, tmp_path / "t.parquet")
+    report = import_table(tmp_path / "t.parquet", mapping, videos, tmp_path / "bench")
+    at = f"{tmp_path / 't.parquet'}"
+    assert report.problems == [
+        f"{at}:2:question: holds a NUL character (\\u0000)",
+        f"{at}:3:start: number inf is not finite",
+        f"{at}:7:frames: whole number of 64 bits does not fit in 64 bits",
+        f"{at}:5:start: -1.0 is not a time in seconds (0 or more)",
+        f"{at}:6:start: the window starts (2 s) at or after its end (1.5 s)",
+    ]
+    nan = next(s for s in report.benchmark.samples if s.id == "bikes-4")
+    assert (nan.videos[0].start_s, nan.videos[0].end_s) == (None, None)
+
+
+def test_start_and_end_as_templates(tmp_path, videos):
+    rows = [
+        {"id": "a", "q": "A?", "o": ["x", "y"], "v": "bikes", "s": "0", "e": "2", "ans": 0},
+        {"id": "b", "q": "B?", "o": ["x", "y"], "v": "bikes", "s": "1", "e": "1", "ans": 1},  # empty window
+        {"id": "c", "q": "C?", "o": ["x", "y"], "v": "bikes", "s": "1" + "0" * 400, "e": "9", "ans": 1},
+        {"id": "d", "q": "D?", "o": ["x", "y"], "v": "bikes", "s": "soon", "e": "9", "ans": 1},
+        {"id": "e", "q": "E?", "o": ["x", "y"], "v": "bikes", "s": "-3", "e": "9", "ans": 1},
+    ]
+    template = {"id": "{id}", "question": "q", "options": "o", "answer": {"column": "ans", "kind": "index"},
+                "video": "{v}.mp4", "start": "{s}.5", "end": "{e}.25"}  # fmt: skip
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(template))
+    table = _write(rows, tmp_path / "t.jsonl")
+    report = import_table(table, tmp_path / "m.yaml", videos, tmp_path / "bench")
+    (sample,) = report.benchmark.samples
+    assert (sample.id, sample.videos[0].start_s, sample.videos[0].end_s) == ("a", 0.5, 2.25)
+    assert report.problems == [
+        f"{table}:2:start: the window starts (1.5 s) at or after its end (1.25 s)",
+        f"{table}:3:start: '1{'0' * 55}... is not a time in seconds (0 or more)",  # 1e400 as text: inf
+        f"{table}:4:start: 'soon.5' is not a time in seconds",
+        f"{table}:5:start: '-3.5' is not a time in seconds (0 or more)",
+    ]
+    (tmp_path / "typo.yaml").write_text(yaml.safe_dump({**template, "end": "{stop}"}))
+    with pytest.raises(MappingError, match=r"typo\.yaml: .*t\.jsonl: end: the table has no column 'stop'"):
+        import_table(table, tmp_path / "typo.yaml", videos, tmp_path / "typo")
+
+
+def test_a_tsv_table_keeps_tabs_commas_and_quotes(tmp_path, videos, mapping):
+    table = tmp_path / "t.tsv"
+    header = "\t".join(ROWS[0])
+    row = ["bikes", "1", 'What "passes", by?', "a bike, red", "a car", "a boat", "0", "CW", "", "", "120"]
+    table.write_text(f"{header}\n" + "\t".join(row) + "\n" + "\t".join(row[:3]) + "\tx\ty\tz\t9\n")
+    report = import_table(table, mapping, videos, tmp_path / "bench")
+    (sample,) = report.benchmark.samples
+    assert sample.question == 'What "passes", by?' and sample.choices == ["a bike, red", "a car", "a boat"]
+    assert report.problems == [f"{table}:3:answer: 9 is out of range for 3 options (index)"]

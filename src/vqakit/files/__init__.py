@@ -10,9 +10,11 @@ Reading user inputs (every importer, loader and label map goes through these):
 
 - `read_table(path, format="auto") -> Table`: CSV, TSV, JSONL or JSON (a list of records, an
   object of records, or one record) as `Record`s (`number`, `line`, `key`, `data` dict or None,
-  `problem`). `Table.rows` are the readable records, `Table.problems` the `InputProblem`s of the
-  others. `parse_table(text, path, format)` does the same for text already read;
-  `sniff_format(text, path)` tells the format; `read_rows(path)` gives header-less CSV rows.
+  `problem`; `row`: its line, else its position). `Table.rows` are the readable records,
+  `Table.problems` the `InputProblem`s of the others, `Table.row_problems()` the same as
+  `FILE:ROW[:COLUMN]: problem` lines (the table importer's form). `parse_table(text, path,
+  format)` does the same for text already read; `sniff_format(text, path)` tells the format;
+  `read_rows(path)` gives header-less CSV rows.
 - `read_json(path)` / `parse_json(text)`: one JSON document; `read_yaml(path)` /
   `parse_yaml(text, path)`: YAML with the safe loader.
 - `read_text(path, strict=True)`, `read_bytes(path)`, `decode(raw, path)`, `split_lines(text)`.

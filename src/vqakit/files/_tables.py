@@ -7,6 +7,9 @@ and JSON records go through `parse_json`. A record is refused, with an `InputPro
 cannot be parsed, is not an object, has more cells than the header, or holds a value
 `find_unusable` names (bytes that are not UTF-8 included); the file as a whole fails
 (`InputError`) only when nothing in it can be read: not found, not JSON at all, no header.
+
+Each record knows its `row` (the line it starts on, or its position in a JSON document), so a
+table importer can name a cell as `FILE:ROW:COLUMN` (`Table.where`, `Table.row_problems`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Literal
 
 from vqakit.files._decode import bad_byte, decode, read_bytes, split_lines
 from vqakit.files._json import JSONError, parse_json
-from vqakit.files._problems import InputError, InputProblem
+from vqakit.files._problems import InputError, InputProblem, one_line
 from vqakit.files._values import find_unusable, text_problem
 
 TableFormat = Literal["csv", "tsv", "jsonl", "json"]
@@ -40,6 +43,7 @@ class Row:
     line: int  # the line it starts on (a quoted cell may span lines)
     cells: list[str]
     problem: str | None = None
+    cell: int | None = None  # the 0-based index of the cell the problem is in, where one is
 
 
 @dataclass(frozen=True)
@@ -51,11 +55,18 @@ class Record:
     key: str | None  # its key in a JSON object of records
     data: dict[str, Any] | None
     problem: InputProblem | None = None
+    column: str | None = None  # the column of the cell at fault, where one is (CSV, TSV)
 
     @property
     def name(self) -> str:
         """How a problem line names it: its key, else its number."""
         return self.key if self.key is not None else str(self.number)
+
+    @property
+    def row(self) -> int:
+        """The row a `FILE:ROW:COLUMN` line names: the line it starts on (CSV, TSV, JSONL), else
+        its 1-based position among the file's records (JSON)."""
+        return self.line if self.line is not None else self.number
 
 
 @dataclass
@@ -73,6 +84,19 @@ class Table:
     @property
     def problems(self) -> list[InputProblem]:
         return [record.problem for record in self.records if record.problem is not None]
+
+    def where(self, record: Record, column: str | None = None) -> str:
+        """`FILE:ROW[:COLUMN]`: a record, or one of its cells, as a table's problem line names it."""
+        return f"{self.path}:{record.row}" + (f":{column}" if column and column != "-" else "")
+
+    def row_problems(self) -> list[str]:
+        """The problems of the records that cannot be read, as `FILE:ROW[:COLUMN]: problem`
+        lines (one line each: control characters written as escapes)."""
+        return [
+            one_line(f"{self.where(record, record.column or record.problem.field)}: {record.problem.message}")
+            for record in self.records
+            if record.problem is not None
+        ]
 
 
 def _raise_field_limit(size: int) -> None:
@@ -100,9 +124,12 @@ def parse_rows(text: str, *, delimiter: str = ",") -> list[Row]:
                 break
             start = reader.line_num + 1
             continue
-        problem = next(filter(None, (bad_byte(cell) or text_problem(cell) for cell in cells)), None)
-        if any(cell.strip() for cell in cells) or problem:
-            rows.append(Row(start, cells, problem))
+        found = next(
+            ((i, why) for i, cell in enumerate(cells) if (why := bad_byte(cell) or text_problem(cell))),
+            (None, None),
+        )
+        if any(cell.strip() for cell in cells) or found[1]:
+            rows.append(Row(start, cells, found[1], found[0]))
         start = reader.line_num + 1
     return rows
 
@@ -124,8 +151,16 @@ def _csv_table(path: Path, text: str, format: TableFormat) -> Table:
         if problem is None and len(row.cells) > len(columns):
             problem = f"{len(row.cells)} cells, but the header has {len(columns)} columns"
         if problem is not None:
+            column = columns[row.cell] if row.cell is not None and row.cell < len(columns) else None
             table.records.append(
-                Record(number, row.line, None, None, InputProblem(str(path), row.line, None, "-", problem))
+                Record(
+                    number,
+                    row.line,
+                    None,
+                    None,
+                    InputProblem(str(path), row.line, None, "-", problem),
+                    column or None,
+                )
             )
             continue
         cells = row.cells + [""] * (len(columns) - len(row.cells))
@@ -202,8 +237,8 @@ def _sniff(text: str, path: Path) -> tuple[TableFormat, Any]:
         try:
             return "json", parse_json(text)
         except JSONError as error:
-            one_line = error.line == 1 and len(split_lines(text.strip())) == 1
-            return ("json" if one_line else "jsonl"), _UNPARSED
+            single = error.line == 1 and len(split_lines(text.strip())) == 1
+            return ("json" if single else "jsonl"), _UNPARSED
     first = split_lines(text.lstrip("\r\n"))[:1]
     return ("tsv" if first and "\t" in first[0] and "," not in first[0] else "csv"), _UNPARSED
 

@@ -4,6 +4,7 @@
   Hugging Face `datasets` folder or a hub snapshot of Parquet shards, read locally) and a folder
   of videos to a benchmark folder, by a mapping file (`TableMapping`, `load_mapping`). Rows that
   cannot be used are listed as `FILE:ROW:COLUMN: problem`; missing videos are listed, never fatal.
+  Every file is read by the hardened reader of `vqakit.files` (Parquet cells get its checks).
   `import_rows` with `ImportHooks` is the same import for rows a preset builds itself.
 - Presets (`register_preset`, `presets`): published benchmarks' release layouts, registered by
   benchmark systems; `vqakit import <preset>` is generated from them.
@@ -26,7 +27,6 @@ from vqakit.tables._mapping import (
     template_columns,
 )
 from vqakit.tables._presets import Preset, PresetOption, presets, register_preset
-from vqakit.tables._records import read_document, read_records
 from vqakit.tables._source import Source, SourceError, SourceRow, read_source
 
 __all__ = [
@@ -52,8 +52,6 @@ __all__ = [
     "load_mapping",
     "parse_mapping",
     "presets",
-    "read_document",
-    "read_records",
     "read_source",
     "register_preset",
     "render",

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pydantic import ValidationError
+
 from vqakit.builders import write_benchmark_folder
-from vqakit.files import write_text_atomic
-from vqakit.schema import Benchmark
-from vqakit.tables._mapping import TableMapping, load_mapping
-from vqakit.tables._records import read_records
-from vqakit.tables._rows import RowFields, RowProblem, row_fields
+from vqakit.files import InputError, find_unusable, one_line, read_table, reading, write_text_atomic
+from vqakit.schema import Benchmark, BenchmarkCard, Sample
+from vqakit.tables._mapping import MappingError, TableMapping, load_mapping
+from vqakit.tables._rows import RowFields, RowProblem, row_fields, time_column
 from vqakit.tables._source import Source, SourceRow, read_source
 
 VideoHook = Callable[[Path, str], Path]  # (found file or folder, relative path) -> video file to place
@@ -45,7 +46,7 @@ class TableImport:
     """What an import did."""
 
     out: Path
-    rows: int = 0  # rows read
+    rows: int = 0  # rows read, those the reader could not use included
     written: int = 0  # samples written
     problems: list[str] = field(default_factory=list)  # FILE:ROW[:COLUMN]: problem, rows left out
     missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video path -> sample ids
@@ -64,17 +65,29 @@ def _safe_relative(text: str) -> PurePosixPath | None:
     return path
 
 
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system, say
+        return False
+
+
 def find_file(folder: Path, relative: str, extensions: list[str]) -> Path | None:
     """The file (or folder) at `relative` under `folder`, trying the other extensions when it
-    is not there: `{id}.mp4` with `[mkv, webm]` also finds `{id}.mkv`; `{id}` finds `{id}.mp4`."""
+    is not there: `{id}.mp4` with `[mkv, webm]` also finds `{id}.mkv`; `{id}` finds `{id}.mp4`.
+    None when none is there, or `relative` would leave `folder` (absolute, `..`)."""
     path = _safe_relative(relative)
     if path is None:
         return None
     candidates = [folder / path]
     for extension in extensions:
         suffix = "." + extension.lstrip(".")
-        candidates.append(folder / path.with_suffix(suffix) if path.suffix else folder / f"{path}{suffix}")
-    return next((candidate for candidate in candidates if candidate.exists()), None)
+        try:
+            other = path.with_suffix(suffix) if path.suffix else PurePosixPath(f"{path}{suffix}")
+        except ValueError:  # an extension that is not one (`a/b`)
+            continue
+        candidates.append(folder / other)
+    return next((candidate for candidate in candidates if _exists(candidate)), None)
 
 
 def _sample(fields: RowFields, video: str, subtitles: str | None) -> dict[str, Any]:
@@ -108,15 +121,19 @@ def default_card(mapping: TableMapping, name: str, source: Source) -> dict[str, 
     card.setdefault("license", "see the release this was imported from")
     split = f" (split {source.split})" if source.split else ""
     card.setdefault("description", f"Imported by `vqakit import table` from {source.path.name}{split}.")
-    named = [mapping.rename.get(g, g) for g in mapping.groups]
-    groups = [*card.get("groups", []), *[g for g in named if g not in card.get("groups", [])]]
-    if groups:
-        card["groups"] = groups
-    fields = dict(card.get("fields") or {})
-    for column in [*mapping.groups, *mapping.metadata]:
-        fields.setdefault(mapping.rename.get(column, column), f"the release's `{column}` column")
-    if fields:
-        card["fields"] = fields
+    given = card.get("groups", [])
+    if isinstance(given, list):  # anything else is left for the card's check to name
+        named = [mapping.rename.get(g, g) for g in mapping.groups]
+        groups = [*given, *[g for g in named if g not in given]]
+        if groups:
+            card["groups"] = groups
+    fields = card.get("fields") or {}
+    if isinstance(fields, dict):
+        fields = dict(fields)
+        for column in [*mapping.groups, *mapping.metadata]:
+            fields.setdefault(mapping.rename.get(column, column), f"the release's `{column}` column")
+        if fields:
+            card["fields"] = fields
     return card
 
 
@@ -135,17 +152,22 @@ def import_rows(
     videos, out = Path(videos), Path(out)
     subtitles_dir = Path(subtitles_dir) if subtitles_dir is not None else videos
     hooks = hooks or ImportHooks()
+    if not source.rows:
+        listed = "\n".join(source.problems[:20])
+        raise InputError(f"{source.path}: no row could be read\n{listed}".rstrip())
     mapping.check_columns(source.columns, str(source.path))
-    report = TableImport(out, rows=len(source.rows), problems=list(source.problems))
+    # the records the reader left out count as rows read (each is one of the problems)
+    report = TableImport(out, rows=len(source.rows) + len(source.problems), problems=list(source.problems))
     samples: list[dict[str, Any]] = []
     media: dict[str, Path] = {}
     texts: dict[str, str] = {}
-    first_row: dict[str, int] = {}
+    first_row: dict[str, SourceRow] = {}
     durations: dict[Path, float | None] = {}
     for row in source.rows:
-        added = _one_row(
-            source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts, durations
-        )
+        with reading(row.file or source.path):
+            added = _one_row(
+                source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts, durations
+            )
         if added is not None:
             samples.append(added)
     if not samples:
@@ -154,7 +176,7 @@ def import_rows(
             f"unreadable video {v}: {why}" for v, why in list(report.unreadable_videos.items())[:20]
         ]
         listed = "\n".join(report.problems[:20] + missing + unreadable)
-        raise ValueError(f"{source.path}: no row could be imported\n{listed}".rstrip())
+        raise InputError(f"{source.path}: no row could be imported\n{listed}".rstrip())
     out.parent.mkdir(parents=True, exist_ok=True)
     # converted subtitles are media like any other: the folder writer places and checks them
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.subtitles.", dir=out.parent) as converted:
@@ -190,10 +212,10 @@ def _corpus(
         if not path.is_file():
             found.append(None)
             continue
-        records, problems = read_records(path, "jsonl")
-        if problems:
-            raise ValueError("\n".join(problems))
-        found.append([record for _, record in records])
+        table = read_table(path, "jsonl")
+        if table.problems:
+            raise InputError("\n".join(table.row_problems()[:20]))
+        found.append([record.data for record in table.rows if record.data is not None])
     for clip in found[0] or []:
         video = clip.get("video") if isinstance(clip.get("video"), dict) else None
         relative = _safe_relative(str(video.get("path", ""))) if video else None
@@ -233,44 +255,56 @@ def _one_row(
     subtitles_dir: Path,
     hooks: ImportHooks,
     report: TableImport,
-    first_row: dict[str, int],
+    first_row: dict[str, SourceRow],
     media: dict[str, Path],
     texts: dict[str, str],
     durations: dict[Path, float | None],
 ) -> dict[str, Any] | None:
+    """The sample of one row, or None with the reason kept in `report` (a problem naming
+    `FILE:ROW:COLUMN`, a missing or unreadable video)."""
+
+    def problem(column: str | None, message: str) -> None:
+        report.problems.append(one_line(f"{source.where(row, column)}: {message}"))
+
+    if found := find_unusable(row.data):  # rows a preset built from several files are checked here
+        problem(*found)
+        return None
     try:
         fields = row_fields(mapping, row.data, text_cells=source.format in ("csv", "tsv"))
-    except RowProblem as problem:
-        report.problems.append(f"{source.where(row, problem.column)}: {problem}")
+    except RowProblem as error:
+        problem(error.column, str(error))
         return None
     if fields.id in first_row:
-        report.problems.append(
-            f"{source.where(row, 'id')}: {fields.id!r} is already the id of row {first_row[fields.id]}"
-        )
+        earlier = first_row[fields.id]
+        named = f"row {earlier.row}" if earlier.file == row.file else source.where(earlier)
+        problem("id", f"{fields.id!r} is already the id of {named}")
         return None
-    first_row[fields.id] = row.row
-    found = find_file(videos, fields.video, mapping.video.extensions)
-    if found is not None and hooks.video is not None:
-        found = hooks.video(found, fields.video)
-    if found is None or not found.is_file():
+    first_row[fields.id] = row
+    found_video = find_file(videos, fields.video, mapping.video.extensions)
+    if found_video is not None and hooks.video is not None:
+        from vqakit.video import VideoError
+
+        try:
+            found_video = hooks.video(found_video, fields.video)
+        except (OSError, ValueError, VideoError) as error:  # e.g. a frame of a folder that is no image
+            report.unreadable_videos[fields.video] = one_line(f"{type(error).__name__}: {error}")
+            return None
+    if found_video is None or not found_video.is_file():
         report.missing_videos.setdefault(fields.video, []).append(fields.id)
         return None
-    duration = _duration(found, fields.video, report, durations)
+    duration = _duration(found_video, fields.video, report, durations)
     if duration is None:
         return None
     if fields.start_s is not None and fields.start_s >= duration:
-        where = source.where(row, mapping.start or "start")
-        report.problems.append(
-            f"{where}: the window starts at {fields.start_s:g} s, after the video's end ({duration:g} s)"
-        )
+        column = time_column("start", mapping.start, row.data)
+        problem(column, f"the window starts at {fields.start_s:g} s, after the video's end ({duration:g} s)")
         return None
-    if fields.end_s is not None and fields.end_s > duration:
+    cut = fields.end_s is not None and fields.end_s > duration
+    if cut:
         fields = replace(fields, end_s=duration)  # as the releases' own loaders clamp it
-        report.windows_cut.append(fields.id)
     relative = _safe_relative(fields.video)
     assert relative is not None  # find_file found it under the folder
-    name = str(relative.with_suffix(found.suffix.lower() or relative.suffix))
-    media[name] = found
+    name = str(relative.with_suffix(found_video.suffix.lower() or relative.suffix))
     subtitles = None
     if fields.subtitles:
         subtitle_file = find_file(subtitles_dir, fields.subtitles, [])
@@ -281,11 +315,40 @@ def _one_row(
             assert subtitle_name is not None
             if hooks.subtitles is not None:
                 subtitles = f"media/{subtitle_name.with_suffix('.srt')}"
-                texts.setdefault(subtitles, hooks.subtitles(subtitle_file, row.data))
+                if subtitles not in texts:
+                    try:
+                        texts[subtitles] = hooks.subtitles(subtitle_file, row.data)
+                    except InputError as error:  # the subtitles file cannot be read or converted
+                        problem(mapping.subtitles and "subtitles", one_line(str(error)))
+                        return None
             else:
                 subtitles = f"media/{subtitle_name}"
                 media[str(subtitle_name)] = subtitle_file
-    return _sample(fields, f"media/{name}", subtitles)
+    sample = _sample(fields, f"media/{name}", subtitles)
+    try:
+        Sample.model_validate(sample)
+    except ValidationError as error:  # what the folder's own check would refuse, for this row only
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "-"
+        problem(field, f"{str(first['msg']).removeprefix('Value error, ')}")
+        return None
+    media[name] = found_video
+    if cut:
+        report.windows_cut.append(fields.id)
+    return sample
+
+
+def _checked_card(card: dict[str, Any], where: str) -> dict[str, Any]:
+    """`card` when it makes a valid benchmark card; MappingError naming `where` (the mapping
+    file) and the card's field otherwise, before anything is read or written."""
+    try:
+        BenchmarkCard.model_validate(card)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(["card", *(str(part) for part in first["loc"])])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise MappingError(one_line(f"{where}: {field}: {message}")) from None
+    return card
 
 
 def import_table(
@@ -299,7 +362,12 @@ def import_table(
     name: str | None = None,
 ) -> TableImport:
     """`vqakit import table`: read `table` (file or folder), map its rows, write `out`."""
+    where = "the mapping" if isinstance(mapping, TableMapping) else str(mapping)
     mapping = mapping if isinstance(mapping, TableMapping) else load_mapping(mapping)
     source = read_source(table, split)
-    card = default_card(mapping, name or Path(out).name, source)
+    try:
+        mapping.check_columns(source.columns, str(source.path))
+    except MappingError as error:  # the mapping names a column the table lacks: name both files
+        raise MappingError(f"{where}: {error}") from None
+    card = _checked_card(default_card(mapping, name or Path(out).name, source), where)
     return import_rows(source, mapping, videos, out, subtitles_dir=subtitles_dir, card=card)

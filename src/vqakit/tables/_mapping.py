@@ -32,19 +32,20 @@ answer cell a hidden answer (a test split scored by submission) instead of a pro
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from vqakit.files import InputError, find_unusable, one_line, read_yaml
 from vqakit.schema import NonEmpty
 
 _FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
 
 
-class MappingError(ValueError):
+class MappingError(InputError):
     """A mapping file is unusable; the message names the file and the key."""
 
 
@@ -131,7 +132,7 @@ class TableMapping(BaseModel):
             data["video"] = {**data["video"], "extensions": extensions}
         return data
 
-    @field_validator("id", "subtitles")
+    @field_validator("id", "subtitles", "start", "end")
     @classmethod
     def _template(cls, value: str | None) -> str | None:
         if value is not None:
@@ -149,8 +150,8 @@ class TableMapping(BaseModel):
         return self.answer is None
 
     def needed_columns(self) -> dict[str, list[str]]:
-        """{mapping key: columns it reads for sure} (start and end may be templates or columns,
-        so they are checked row by row)."""
+        """{mapping key: columns it reads for sure} (start and end given as a bare name may be a
+        column or a number, so they are checked row by row; as a template, their columns here)."""
         needed: dict[str, list[str]] = {
             "id": template_columns(self.id),
             "question": [self.question],
@@ -166,6 +167,10 @@ class TableMapping(BaseModel):
             needed["answer"] = [self.answer.column]
         if self.subtitles:
             needed["subtitles"] = template_columns(self.subtitles)
+        for key in ("start", "end"):
+            template = getattr(self, key)
+            if template is not None and "{" in template:
+                needed[key] = template_columns(template)
         return needed
 
     def check_columns(self, columns: list[str], where: str) -> None:
@@ -188,20 +193,22 @@ def parse_mapping(data: Any, where: str) -> TableMapping:
     except ValidationError as error:
         first = error.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "mapping"
-        raise MappingError(f"{where}: {key}: {str(first['msg']).removeprefix('Value error, ')}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise MappingError(one_line(f"{where}: {key}: {message}")) from None
 
 
 def load_mapping(path: str | Path) -> TableMapping:
-    """Read a mapping YAML file (see the module's docstring)."""
+    """Read a mapping YAML file (see the module's docstring) with the hardened reader: a file
+    that cannot be read, is not YAML or holds a value that cannot be kept (bytes that are not
+    UTF-8, NUL characters, numbers beyond 64 bits...) is a MappingError naming it (and the
+    line, or the key)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except OSError as error:
-        raise MappingError(f"{path}: cannot read ({error.strerror or error})") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise MappingError(f"{path}{line}: not YAML ({getattr(error, 'problem', error)})") from None
+        data = read_yaml(path)
+    except InputError as error:
+        raise MappingError(str(error)) from None
+    if found := find_unusable(data):
+        raise MappingError(one_line(f"{path}: {found[0]}: {found[1]}"))
     if isinstance(data, dict) and isinstance(data.get("corpus"), str):
-        data = {**data, "corpus": str((path.parent / data["corpus"]).resolve())}
+        data = {**data, "corpus": os.path.abspath(path.parent / data["corpus"])}
     return parse_mapping(data, str(path))

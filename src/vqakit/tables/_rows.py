@@ -4,12 +4,12 @@ the column at fault, so the importer can say `FILE:ROW:COLUMN: problem` and leav
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from vqakit.files import JSONError, find_unusable, parse_json
 from vqakit.schema import MAX_CHOICES
 from vqakit.tables._mapping import TableMapping, render
 
@@ -50,19 +50,42 @@ def _blank(value: Any) -> bool:
     )
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """A cell as a problem line quotes it: its repr, cut at `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def _python_list(text: str) -> Any:
+    """A Python literal (`['a', 'b']`, as pandas writes a list cell), or None."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return None
+
+
+def _parsed_list(column: str, text: str) -> list[Any] | None:
+    """The list a text cell holds (JSON, else a Python literal), checked like any value read."""
+    try:
+        parsed = parse_json(text)
+    except JSONError:
+        parsed = _python_list(text)
+    if not isinstance(parsed, list):
+        return None
+    if found := find_unusable(parsed):
+        raise RowProblem(column, f"item {found[0]}: {found[1]}")
+    return parsed
+
+
 def _listed(column: str, value: Any, what: str = "options") -> list[Any]:
     """A list cell: a list, or text holding a JSON (or Python) list, as CSV files write them."""
     if isinstance(value, list | tuple):
         return list(value)
     if isinstance(value, str) and value.strip().startswith("["):
-        for parse in (json.loads, ast.literal_eval):
-            try:
-                parsed = parse(value)
-            except (ValueError, SyntaxError, RecursionError):
-                continue
-            if isinstance(parsed, list):
-                return parsed
-    raise RowProblem(column, f"expected a list of {what}, got {type(value).__name__} {str(value)[:60]!r}")
+        parsed = _parsed_list(column, value)
+        if parsed is not None:
+            return parsed
+    raise RowProblem(column, f"expected a list of {what}, got {type(value).__name__} {shown(str(value))}")
 
 
 def _unprefixed(options: list[str]) -> list[str]:
@@ -103,9 +126,9 @@ def _integer(column: str, value: Any) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
         return int(value)
-    raise RowProblem(column, f"{value!r} is not an index")
+    raise RowProblem(column, f"{shown(value)} is not an index")
 
 
 def _answer(mapping: TableMapping, row: dict[str, Any], choices: list[str] | None) -> int | str | None:
@@ -127,12 +150,12 @@ def _answer(mapping: TableMapping, row: dict[str, Any], choices: list[str] | Non
             folded = [i for i, choice in enumerate(choices) if choice.casefold() == text.casefold()]
             matches = folded if len(folded) == 1 else []
         if not matches:
-            raise RowProblem(spec.column, f"{text[:60]!r} is not one of the options")
+            raise RowProblem(spec.column, f"{shown(text)} is not one of the options")
         return matches[0]
     if spec.kind == "letter":
         match = _LETTER.match(str(value).strip())
         if match is None:
-            raise RowProblem(spec.column, f"{value!r} is not an option letter")
+            raise RowProblem(spec.column, f"{shown(value)} is not an option letter")
         index = ord(match.group(1).upper()) - 65
     else:
         index = _integer(spec.column, value) - (1 if spec.kind == "index1" else 0)
@@ -141,22 +164,35 @@ def _answer(mapping: TableMapping, row: dict[str, Any], choices: list[str] | Non
     return index
 
 
+def time_column(key: str, template: str | None, row: dict[str, Any]) -> str:
+    """What a problem line names for the `start` or `end` time: its column, or the key itself
+    when the mapping gives a template."""
+    return template if template is not None and template in row else key
+
+
 def _seconds(key: str, template: str | None, row: dict[str, Any]) -> float | None:
+    """The `start` or `end` of a row: a column, or a template over columns, in seconds. A value
+    that is not a number, overflows a float, is not finite or is negative is a problem of the
+    row, named by its column (by `start`/`end` for a template)."""
     if template is None:
         return None
-    column = template if template in row else key
+    column = time_column(key, template, row)
     try:
         value = row[template] if template in row else render(template, row)
     except KeyError as error:
         raise RowProblem(key, f"no column {error.args[0]!r} for the {key} time") from None
     if _blank(value):
         return None
+    if isinstance(value, bool):
+        raise RowProblem(column, f"{value!r} is not a time in seconds")
     try:
-        seconds = float(value)
+        seconds = float(value.strip() if isinstance(value, str) else value)
+    except OverflowError:
+        raise RowProblem(column, f"{shown(value)} is too large for a time in seconds") from None
     except (TypeError, ValueError):
-        raise RowProblem(column, f"{value!r} is not a time in seconds") from None
+        raise RowProblem(column, f"{shown(value)} is not a time in seconds") from None
     if not math.isfinite(seconds) or seconds < 0:
-        raise RowProblem(column, f"{value!r} is not a time in seconds (0 or more)")
+        raise RowProblem(column, f"{shown(value)} is not a time in seconds (0 or more)")
     return seconds
 
 
@@ -178,11 +214,13 @@ _NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?")
 
 def _typed(value: Any) -> Any:
     """A CSV cell as the number it spells (`120` -> 120, `2.5` -> 2.5); other text as it is, so
-    that a CSV gives the same metadata as a typed format (`007` and `1.50` stay text)."""
-    if not isinstance(value, str) or not _NUMBER.fullmatch(value):
+    that a CSV gives the same metadata as a typed format (`007` and `1.50` stay text, and so do
+    whole numbers beyond 64 bits)."""
+    if not isinstance(value, str) or len(value) > 40 or not _NUMBER.fullmatch(value):
         return value
     if value.lstrip("-").isdigit():
-        return int(value)
+        number = int(value)
+        return number if -(2**63) <= number < 2**63 else value
     number = float(value)
     return number if math.isfinite(number) and repr(number) == value else value
 
@@ -209,9 +247,8 @@ def row_fields(mapping: TableMapping, row: dict[str, Any], *, text_cells: bool =
         raise RowProblem("video", "the video path is empty")
     start, end = _seconds("start", mapping.start, row), _seconds("end", mapping.end, row)
     if start is not None and end is not None and start >= end:
-        raise RowProblem(
-            mapping.start or "start", f"the window starts ({start:g} s) at or after its end ({end:g} s)"
-        )
+        column = time_column("start", mapping.start, row)
+        raise RowProblem(column, f"the window starts ({start:g} s) at or after its end ({end:g} s)")
     subtitles = None
     if mapping.subtitles:
         try:
@@ -260,9 +297,11 @@ def _extra(mapping: TableMapping, row: dict[str, Any]) -> dict[str, Any]:
         value = row[mapping.objects]
         if isinstance(value, str):
             try:
-                value = json.loads(value)
-            except (json.JSONDecodeError, RecursionError):
+                value = parse_json(value)
+            except JSONError:
                 raise RowProblem(mapping.objects, "not JSON object tracks") from None
+            if found := find_unusable(value):
+                raise RowProblem(mapping.objects, f"{found[0]}: {found[1]}")
         if not isinstance(value, list):
             raise RowProblem(mapping.objects, "object tracks must be a list")
         extra["objects"] = _json_value(value)

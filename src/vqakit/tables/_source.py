@@ -2,24 +2,30 @@
 Face `datasets` folder written by `save_to_disk`, or a hub snapshot holding Parquet shards), read
 locally, never fetched.
 
+Text tables go through the hardened reader of `vqakit.files` (`read_table`); Parquet and
+`datasets` cells get the same value checks (`find_unusable`: whole numbers beyond 64 bits,
+infinite numbers, text with NUL characters), a NaN cell standing for an empty one as pandas
+writes it. A record that cannot be used is left out and listed as `FILE:ROW[:COLUMN]: problem`;
+only a file that cannot be read at all is a `SourceError` naming it.
+
 Every record becomes a `SourceRow` with a `row` number that problem lines name: the line it
-starts on for CSV, TSV and JSONL, its 1-based position for JSON, Parquet and datasets folders.
-A folder with several splits (`test-00000-of-00001.parquet` and `validation-...`, or a
-`DatasetDict`) needs the split named; one with a single split reads it.
+starts on for CSV, TSV and JSONL, its 1-based position for JSON, in its own Parquet file (a
+shard of several) and in a datasets folder. A folder with several splits
+(`test-00000-of-00001.parquet` and `validation-...`, or a `DatasetDict`) needs the split named;
+one with a single split reads it.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vqakit.extras import install_line
-from vqakit.tables._records import read_records
+from vqakit.files import InputError, find_unusable, one_line, parse_yaml, read_table, read_text, reading
 
 TEXT_SUFFIXES = {
     ".csv": "csv",
@@ -32,15 +38,15 @@ TEXT_SUFFIXES = {
 _SHARD = re.compile(r"^(?P<split>.+?)-\d{5}-of-\d{5}$")
 
 
-class SourceError(ValueError):
+class SourceError(InputError):
     """A table cannot be read at all; the message names the file."""
 
 
 @dataclass(frozen=True)
 class SourceRow:
-    row: int  # the line (CSV, TSV, JSONL) or the 1-based position (JSON, Parquet, datasets)
+    row: int  # the line (CSV, TSV, JSONL) or the 1-based position (JSON, Parquet, datasets) in `file`
     data: dict[str, Any]
-    file: Path | None = None  # the file it comes from, where a table spans files
+    file: Path | None = None  # the file it comes from (None: the source's path)
 
 
 @dataclass
@@ -50,16 +56,11 @@ class Source:
     split: str | None
     columns: list[str]
     rows: list[SourceRow] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # `FILE:ROW: problem` of records left out
-    files: dict[int, Path] = field(default_factory=dict)  # first row number -> file, for shards
+    problems: list[str] = field(default_factory=list)  # `FILE:ROW[:COLUMN]: problem` of records left out
 
     def where(self, row: SourceRow, column: str | None = None) -> str:
-        """`FILE:ROW[:COLUMN]` for a problem line."""
-        file = row.file or self.path
-        for first, path in sorted(self.files.items()):
-            if row.file is None and row.row >= first:
-                file = path
-        return f"{file}:{row.row}" + (f":{column}" if column else "")
+        """`FILE:ROW[:COLUMN]` for a problem line: the row's own file (a shard of several)."""
+        return f"{row.file or self.path}:{row.row}" + (f":{column}" if column and column != "-" else "")
 
 
 def _columns(rows: list[SourceRow]) -> list[str]:
@@ -71,13 +72,40 @@ def _columns(rows: list[SourceRow]) -> list[str]:
 
 def _text_table(path: Path) -> Source:
     fmt = TEXT_SUFFIXES[path.suffix.lower()]
-    records, problems = read_records(path, fmt)
-    rows = [SourceRow(row, data) for row, data in records]
-    return Source(path, fmt, None, _columns(rows), rows, problems)
+    try:
+        table = read_table(path, fmt)  # type: ignore[arg-type]
+    except InputError as error:
+        raise SourceError(str(error)) from None
+    rows = [SourceRow(record.row, record.data, path) for record in table.rows if record.data is not None]
+    columns = table.columns if fmt in ("csv", "tsv") else _columns(rows)
+    return Source(path, fmt, None, [c for c in columns if c], rows, table.row_problems())
 
 
-def _arrow_rows(batches: Iterator[dict[str, Any]], start: int = 1) -> list[SourceRow]:
-    return [SourceRow(number, dict(record)) for number, record in enumerate(batches, start=start)]
+def _not_nan(value: Any) -> Any:
+    """A cell with NaN (how pandas writes an empty float cell) as None, in lists and structs too."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, list):
+        return [_not_nan(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _not_nan(item) for key, item in value.items()}
+    return value
+
+
+def _checked_rows(
+    file: Path, records: Iterable[dict[str, Any]], rows: list[SourceRow], problems: list[str]
+) -> None:
+    """Arrow records (Parquet, datasets) as rows numbered from 1 within `file`, each checked as
+    the text reader checks its records; those holding a value that cannot be kept are listed."""
+    for number, record in enumerate(records, start=1):
+        data = {str(key): _not_nan(value) for key, value in record.items()}
+        found = find_unusable(data)
+        if found is not None:
+            column, problem = found
+            where = f"{file}:{number}" + (f":{column}" if column != "-" else "")
+            problems.append(one_line(f"{where}: {problem}"))
+            continue
+        rows.append(SourceRow(number, data, file))
 
 
 def _parquet(paths: list[Path], label: Path, split: str | None) -> Source:
@@ -89,20 +117,20 @@ def _parquet(paths: list[Path], label: Path, split: str | None) -> Source:
         ) from None
 
     rows: list[SourceRow] = []
-    files: dict[int, Path] = {}
+    problems: list[str] = []
+    columns: dict[str, None] = {}
     for path in paths:
-        try:
-            table = pq.read_table(path)
-        except Exception as error:  # pyarrow raises several kinds for a damaged file
-            raise SourceError(
-                f"{path}: not a readable Parquet file ({type(error).__name__}: {error})"
-            ) from None
-        files[len(rows) + 1] = path
-        rows += _arrow_rows(iter(table.to_pylist()), start=len(rows) + 1)
-    source = Source(label, "parquet", split, _columns(rows), rows)
-    if len(paths) > 1:
-        source.files = files
-    return source
+        with reading(path):
+            try:
+                table = pq.read_table(path)
+                records = table.to_pylist()
+            except Exception as error:  # pyarrow raises several kinds for a damaged file
+                raise SourceError(
+                    f"{path}: not a readable Parquet file ({type(error).__name__}: {one_line(str(error))})"
+                ) from None
+            columns.update(dict.fromkeys(table.column_names))
+            _checked_rows(path, records, rows, problems)
+    return Source(label, "parquet", split, list(columns), rows, problems)
 
 
 def _card_splits(folder: Path) -> dict[str, list[Path]] | None:
@@ -111,13 +139,13 @@ def _card_splits(folder: Path) -> dict[str, list[Path]] | None:
     card = folder / "README.md"
     if not card.is_file():
         return None
-    text = card.read_text(encoding="utf-8", errors="replace")
-    if not text.startswith("---"):
-        return None
     try:
-        header = yaml.safe_load(text.split("---", 2)[1]) or {}
-    except yaml.YAMLError:
-        return None
+        text = read_text(card)
+        if not text.startswith("---"):
+            return None
+        header = parse_yaml(text.split("---", 2)[1], card) or {}
+    except InputError:
+        return None  # a card that cannot be read lists nothing: the shards' names say the splits
     configs = header.get("configs") if isinstance(header, dict) else None
     if not isinstance(configs, list) or not configs:
         return None
@@ -138,9 +166,14 @@ def _card_splits(folder: Path) -> dict[str, list[Path]] | None:
     for entry in files or []:
         patterns = entry.get("path") if isinstance(entry, dict) else None
         for pattern in [patterns] if isinstance(patterns, str) else patterns or []:
-            matched = sorted(
-                p for p in folder.glob(str(pattern)) if p.suffix == ".parquet" and p.is_relative_to(folder)
-            )
+            try:
+                matched = sorted(
+                    p
+                    for p in folder.glob(str(pattern))
+                    if p.suffix == ".parquet" and p.is_file() and p.is_relative_to(folder)
+                )
+            except (ValueError, NotImplementedError, OSError):  # empty, absolute or unusable pattern
+                continue
             found.setdefault(str(entry.get("split", "train")), []).extend(matched)
     return {split: paths for split, paths in found.items() if paths} or None
 
@@ -152,7 +185,7 @@ def _splits(folder: Path) -> dict[str, list[Path]]:
     if listed is not None:
         return listed
     found: dict[str, list[Path]] = {}
-    for path in sorted(folder.rglob("*.parquet")):
+    for path in sorted(p for p in folder.rglob("*.parquet") if p.is_file()):
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
         match = _SHARD.match(path.stem)
@@ -177,17 +210,26 @@ def _datasets_folder(folder: Path, split: str | None) -> Source:
         raise SourceError(
             f"{folder}: a datasets folder needs the tables extra: {install_line('tables')}"
         ) from None
-    try:
-        loaded = datasets.load_from_disk(str(folder))
-    except Exception as error:
-        raise SourceError(
-            f"{folder}: not a readable datasets folder ({type(error).__name__}: {error})"
-        ) from None
-    if isinstance(loaded, datasets.DatasetDict):
-        split = _choose(list(loaded), split, folder)
-        loaded = loaded[split]
-    rows = _arrow_rows(iter(loaded))
-    return Source(folder, "datasets", split, list(loaded.column_names), rows)
+    rows: list[SourceRow] = []
+    problems: list[str] = []
+    with reading(folder):
+        try:
+            loaded = datasets.load_from_disk(str(folder))
+        except Exception as error:  # datasets and pyarrow raise several kinds for a damaged folder
+            raise SourceError(
+                f"{folder}: not a readable datasets folder ({type(error).__name__}: {one_line(str(error))})"
+            ) from None
+        if isinstance(loaded, datasets.DatasetDict):
+            split = _choose(list(loaded), split, folder)
+            loaded = loaded[split]
+        try:
+            records = list(loaded)
+        except Exception as error:
+            raise SourceError(
+                f"{folder}: not a readable datasets folder ({type(error).__name__}: {one_line(str(error))})"
+            ) from None
+        _checked_rows(folder, records, rows, problems)
+    return Source(folder, "datasets", split, list(loaded.column_names), rows, problems)
 
 
 def read_source(path: str | Path, split: str | None = None) -> Source:

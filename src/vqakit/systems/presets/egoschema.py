@@ -21,9 +21,10 @@ import io
 import json
 from pathlib import Path
 
+from vqakit.files import find_unusable, one_line
 from vqakit.report import Answer, SubmissionFormat, register_submission
-from vqakit.systems.presets.release import import_release, rows_source
-from vqakit.tables import Preset, PresetOption, TableImport, read_document, register_preset
+from vqakit.systems.presets.release import import_release, release_object, release_records, rows_source
+from vqakit.tables import Preset, PresetOption, TableImport, register_preset
 
 
 def import_egoschema(
@@ -31,18 +32,15 @@ def import_egoschema(
 ) -> TableImport:
     questions = release / "questions.json" if release.is_dir() else release
     answers_file = questions.parent / "subset_answers.json"
-    records = read_document(questions)
-    if not isinstance(records, list):
-        raise ValueError(f"{questions}: expected the list of questions")
-    answers = read_document(answers_file) if answers_file.is_file() else {}
-    if not isinstance(answers, dict):
-        raise ValueError(f"{answers_file}: expected an object of q_uid: answer index")
-    rows, problems = [], []
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict):
-            problems.append(f"{questions}:{number}: a question must be a JSON object")
+    records, problems = release_records(questions)
+    answers = release_object(answers_file, "q_uid: answer index") if answers_file.exists() else {}
+    rows = []
+    for number, record in records:
+        uid = str(record.get("q_uid"))
+        known = answers.get(uid)
+        if (found := find_unusable(known)) is not None:  # the answer key's entry, not the question
+            problems.append(one_line(f"{answers_file}: {uid}: {found[1]}"))
             continue
-        known = answers.get(str(record.get("q_uid")))
         if subset and known is None:
             continue
         row = {**record, "answer": known, "answers": "subset" if known is not None else "hidden"}

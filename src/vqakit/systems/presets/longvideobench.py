@@ -20,9 +20,12 @@ hidden: `vqakit export RUN --format longvideobench` writes `{id: letter}`.
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import find_unusable, read_json
 from vqakit.report import Answer, SubmissionFormat, register_submission
 from vqakit.systems.presets.release import first_existing, import_release, split_of
 from vqakit.tables import ImportHooks, Preset, TableImport, read_source, register_preset
@@ -31,13 +34,21 @@ SPLITS = ("val", "test")
 FILES = {"val": "lvb_val.json", "test": "lvb_test_wo_gt.json"}
 
 
+_CLOCK = re.compile(r"\s*(\d{1,6}):(\d{1,2}):(\d{1,2}(?:\.\d*)?)\s*")
+_LONGEST = 10 * 24 * 3600.0  # a cue later than ten days is no time on any video's clock
+
+
 def _seconds(value: Any) -> float | None:
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str) and value.count(":") == 2:
-        hours, minutes, seconds = value.split(":")
-        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-    return None
+    """Seconds of a cue time (a number, or `HH:MM:SS.mmm`); None for anything else, a time that
+    is not finite, negative or beyond any video."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str) and (clock := _CLOCK.fullmatch(value)):
+        hours, minutes, rest = clock.groups()
+        seconds = int(hours) * 3600 + int(minutes) * 60 + float(rest)
+    else:
+        return None
+    return seconds if math.isfinite(seconds) and 0 <= seconds <= _LONGEST else None
 
 
 def _clock(seconds: float) -> str:
@@ -48,9 +59,11 @@ def _clock(seconds: float) -> str:
 
 
 def srt_from_cues(path: Path, row: dict[str, Any]) -> str:
-    """The release's JSON cues as SRT on the video's clock."""
+    """The release's JSON cues as SRT on the video's clock, read by the hardened reader: a file
+    that is not JSON is an InputError naming it; a cue without a usable time or text is left
+    out."""
     shift = _seconds(row.get("starting_timestamp_for_subtitles")) or 0.0
-    cues = json.loads(path.read_text(encoding="utf-8-sig"))
+    cues = read_json(path)
     blocks = []
     for cue in cues if isinstance(cues, list) else []:
         if not isinstance(cue, dict):
@@ -60,7 +73,7 @@ def srt_from_cues(path: Path, row: dict[str, Any]) -> str:
             text = cue.get("text")
         else:
             start, end, text = _seconds(cue.get("start")), _seconds(cue.get("end")), cue.get("line")
-        if start is None or not isinstance(text, str) or not text.strip():
+        if start is None or not isinstance(text, str) or not text.strip() or find_unusable(text):
             continue
         end = end if end is not None and end > start else start + 1.0  # a cue open at its end lasts 1 s
         blocks.append(

@@ -7,11 +7,13 @@ MVBench/
   video/<task folder>/...                 each task's videos in its own folder: give video/ as --videos
 ```
 
-The task table (file, folder, kind, whether a window applies) is the official notebook's. Two
-tasks' windows are used (`start`/`end`, as the official loader bounds them); the others see the
-whole clip. Episodic reasoning ships frame folders (`tvqa/frames_fps3_hq/<clip>/00001.jpg ...`,
-3 frames per second): each folder is encoded once into an MP4 at 3 fps (kept in the vqakit
-cache), frame `00001.jpg` at 0 s, so windows keep their meaning within a third of a second.
+The task table (file, folder, kind, whether a window applies) is the official notebook's. The
+five tasks it bounds (action sequence, action prediction, object interaction, action
+localization, episodic reasoning) use their `start`/`end` window, as the official loader does;
+the others see the whole clip. Episodic reasoning ships frame folders
+(`tvqa/frames_fps3_hq/<clip>/00001.jpg ...`, 3 frames per second): each folder is encoded once
+into an MP4 at 3 fps (kept in the vqakit cache), frame `00001.jpg` at 0 s, so windows keep their
+meaning within a third of a second.
 Answers are the option's text and are matched to the candidates. Results break down by task.
 """
 
@@ -20,8 +22,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from vqakit.systems.presets.release import import_release, rows_source
-from vqakit.tables import ImportHooks, Preset, TableImport, read_document, register_preset
+from vqakit.files import InputError
+from vqakit.systems.presets.release import import_release, release_records, rows_source
+from vqakit.tables import ImportHooks, Preset, TableImport, register_preset
 
 # task -> (json file, folder under video/, frames in folders?, windowed?)
 TASKS = {
@@ -84,23 +87,22 @@ def import_mvbench(release: Path, videos: Path, out: Path, split: str | None = N
     rows, problems = [], []
     for task, (file, video_folder, _frames, windowed) in TASKS.items():
         path = folder / file
-        if not path.is_file():
+        if not path.exists():
             continue
-        records = read_document(path)
-        if not isinstance(records, list):
-            problems.append(f"{path}: expected a list of questions")
+        try:
+            records, bad = release_records(path)
+        except InputError as error:  # one task's file cannot be read: the others still can
+            problems.append(str(error))
             continue
-        for number, record in enumerate(records, 1):
-            if not isinstance(record, dict):
-                problems.append(f"{path}:{number}: a question must be a JSON object")
-                continue
+        problems += bad
+        for number, record in records:
             row = {**record, "task": task, "task_key": file.removesuffix(".json"), "folder": video_folder}
             row["number"] = number
             row["window_start"] = record.get("start") if windowed else None
             row["window_end"] = record.get("end") if windowed else None
             rows.append((path, number, row))
-    if not rows:
-        raise ValueError(
+    if not rows and not problems:
+        raise InputError(
             f"{folder}: none of MVBench's task files ({', '.join(t[0] for t in TASKS.values())})"
         )
     source = rows_source(folder, rows, problems=problems)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vqakit.systems.presets.release import import_release, rows_source, split_of
-from vqakit.tables import Preset, TableImport, read_document, read_source, register_preset
+from vqakit.files import find_unusable, one_line
+from vqakit.systems.presets.release import import_release, release_object, rows_source, split_of
+from vqakit.tables import Preset, TableImport, read_source, register_preset
 
 SPLITS = ("val", "test", "train")
 GROUPS = {"C": "Causal", "T": "Temporal", "D": "Descriptive"}
@@ -32,17 +33,20 @@ def import_nextqa(release: Path, videos: Path, out: Path, split: str | None = No
     table = read_source(folder / f"{chosen}.csv")
     where = {}
     mapped = folder / "map_vid_vidorID.json"
-    if mapped.is_file():
-        where = read_document(mapped)
-        if not isinstance(where, dict):
-            raise ValueError(f"{mapped}: expected an object of video: folder/id")
+    if mapped.exists():
+        where = release_object(mapped, "video: folder/id")
     rows, problems = [], list(table.problems)
     for row in table.rows:
         video = str(row.data.get("video", "")).strip()
         code = str(row.data.get("type", "")).strip()
         located = where.get(video) if where else video
         if located is None:
-            problems.append(f"{table.where(row, 'video')}: {video!r} is not in {mapped.name}")
+            problems.append(one_line(f"{table.where(row, 'video')}: {video!r} is not in {mapped.name}"))
+            continue
+        if not isinstance(located, str):  # text the reader refused is an Unusable: it says why
+            found = find_unusable(located)
+            why = found[1] if found else f"not a folder/id but {type(located).__name__}"
+            problems.append(one_line(f"{mapped}: {video}: {why}"))
             continue
         data = {**row.data, "vidor": located, "type_group": GROUPS.get(code[:1], "")}
         rows.append((table.path, row.row, data))

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from vqakit.files import InputError, one_line
 from vqakit.report import Answer, SubmissionFormat, register_submission
-from vqakit.systems.presets.release import import_release, rows_source
-from vqakit.tables import Preset, TableImport, read_document, register_preset
+from vqakit.systems.presets.release import import_release, release_object, rows_source
+from vqakit.tables import Preset, TableImport, register_preset
 
 SPLITS = ("valid", "test", "train")
 
@@ -32,24 +33,23 @@ def _annotations(release: Path, split: str | None) -> Path:
     for name in (f"mc_question_{chosen}.json", f"all_{chosen}.json"):
         if (release / name).is_file():
             return release / name
-    raise ValueError(f"{release}: no mc_question_{chosen}.json (nor all_{chosen}.json)")
+    raise InputError(f"{release}: no mc_question_{chosen}.json (nor all_{chosen}.json)")
 
 
 def import_perceptiontest(release: Path, videos: Path, out: Path, split: str | None = None) -> TableImport:
     path = _annotations(release, split)
-    document = read_document(path)
-    if not isinstance(document, dict):
-        raise ValueError(f"{path}: expected an object of videos")
+    document = release_object(path, "videos")
     rows, problems, number = [], [], 0
     for video_id, entry in document.items():
         questions = entry.get("mc_question") if isinstance(entry, dict) else None
         if not isinstance(questions, list):
-            problems.append(f"{path}: video {video_id}: no mc_question list")
+            problems.append(one_line(f"{path}: video {video_id}: no mc_question list"))
             continue
         for question in questions:
             number += 1
             if not isinstance(question, dict):
-                problems.append(f"{path}:{number}: video {video_id}: a question must be a JSON object")
+                where = f"{path}:{number}: video {video_id}"
+                problems.append(one_line(f"{where}: a question must be a JSON object"))
                 continue
             rows.append((path, number, {**question, "video_id": video_id}))
     name = "perceptiontest" + (f"-{split}" if split and split != SPLITS[0] else "")

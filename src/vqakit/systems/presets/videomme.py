@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vqakit.systems.presets.release import first_existing, import_release
+from vqakit.systems.presets.release import first_existing, import_release, subtitle_text
 from vqakit.tables import ImportHooks, Preset, TableImport, read_source, register_preset
 
 _MARKUP = re.compile(r"</?font\b[^>]*>", re.IGNORECASE)
@@ -28,7 +28,7 @@ _MARKUP = re.compile(r"</?font\b[^>]*>", re.IGNORECASE)
 
 def plain_subtitles(path: Path, row: dict[str, Any]) -> str:
     """The SRT text without the release's `<font ...>` tags."""
-    return _MARKUP.sub("", path.read_text(encoding="utf-8-sig", errors="replace"))
+    return _MARKUP.sub("", subtitle_text(path))
 
 
 def import_videomme(release: Path, videos: Path, out: Path, split: str | None = None) -> TableImport:
