@@ -207,3 +207,59 @@ def test_vqakit_score_scores_a_run_as_it_stands(studio):
     assert result.exit_code == 0, result.output
     scored = RunFolder(run.folder).score_rows()
     assert len(scored) == 3 and str(run.folder) in result.output
+
+
+def test_written_reasoning_is_graded_by_the_rubric_judge(tmp_path):
+    grades = tmp_path / "rubric.jsonl"  # the rubric judge's reply: a test double of its model
+    grades.write_text(
+        json.dumps(
+            {
+                "sample_id": "wb-appears-during-step1",
+                "reply": "[Perceptual Correctness: 2]\n[Temporal Grounding: 1]\n"
+                "[Logical Reasoning: 2]\n[Completeness: 0]",
+            }
+        )
+        + "\n"
+    )
+    studio = Studio(
+        StudioSettings(folders=["sample"], runs=tmp_path / "runs", judges={"rubric": f"replay:{grades}"})
+    )
+    run = studio.participant_run(studio.workspace(None), "p01")
+    written = "1. STEP 1 is shown from 00:00 to 00:03.\n2. The yellow bar appears at 00:02, during it."
+    step1 = run.samples["wb-appears-during-step1"]
+    run.record(step1.id, body(choice=step1.answer, reasoning=written), SHOWN, "shown")
+    circle = run.samples["wb-circle-motion"]  # a reference trace, but no reasoning written: not graded
+    run.record(circle.id, body(choice=circle.answer), SHOWN, "shown")
+    run.score()
+    assert run.scoring == "done"
+    folder = RunFolder(run.folder)
+    assert folder.predictions()[step1.id].reasoning == written  # what the judge was given
+    judged = folder.judgments()
+    assert set(judged[step1.id]) == {"rubric"} and "rubric" not in judged.get(circle.id, {})
+    assert judged[step1.id]["rubric"]["error"] is None
+    rubric = folder.results["rubric"]
+    assert (rubric["perceptual_correctness"]["n"], rubric["perceptual_correctness"]["mean"]) == (1, 2.0)
+    assert (rubric["temporal_grounding"]["mean"], rubric["completeness"]["mean"]) == (1.0, 0.0)
+
+
+def test_state_changing_requests_need_a_request_id(tmp_path):
+    from starlette.testclient import TestClient
+
+    from vqakit.studio import create_app
+
+    studio = Studio(
+        StudioSettings(folders=["sample"], runs=tmp_path / "runs", review_dir=tmp_path / "review")
+    )
+    web = TestClient(create_app(studio), base_url="http://127.0.0.1:8765")
+    login = {"x-csrf-token": web.get("/api/session").json()["csrf"]}
+    web.post("/api/session", json={"person": "alice"}, headers=login)
+    csrf = {"x-csrf-token": web.get("/api/session").json()["csrf"]}  # the session's own token
+    for url, sent in (
+        ("/api/review/ped-sign", {"decision": "keep"}),
+        ("/api/answer/ped-sign", {"choice": 0, "elapsed_s": 1.0}),
+    ):
+        refused = web.post(url, json=sent, headers=csrf)
+        assert refused.status_code == 422 and "request_id" in refused.json()["error"], url
+        done = web.post(url, json={**sent, "request_id": "retry-00001"}, headers=csrf)
+        again = web.post(url, json={**sent, "request_id": "retry-00001"}, headers=csrf)
+        assert (done.status_code, again.status_code) == (201, 200), url  # a retry is written once

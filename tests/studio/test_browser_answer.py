@@ -7,7 +7,10 @@ row."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from studio_helpers import off_the_loop, running_studio, screenshot
 
@@ -18,6 +21,7 @@ from vqakit.runs import RunFolder
 from vqakit.scoring import LETTERS
 from vqakit.studio import Person, StudioSettings
 
+SAMPLE = Path(__file__).resolve().parents[2] / "src/vqakit/benchmarks/sample"
 WRONG = {"ped-sign", "bunny-animal"}  # p01 picks the next option on these
 
 
@@ -95,3 +99,50 @@ def test_participants_answer_blind_and_get_a_human_row(tmp_path, browser, screen
     human = [cell.strip() for cell in next(line for line in lines if line.startswith("| Human |")).split("|")]
     assert human[header.index("MCQ accuracy")] == "75.0"  # 6 of 8
     assert human[header.index("open-ended accuracy")] == "50.0"  # 1 of 2
+
+
+def test_the_video_window_keeps_every_seek_inside_it_and_subtitles_are_shown(tmp_path, browser):
+    """A participant watching the video window (the card allows it) cannot seek before its start
+    or past its end, however they try; a question with subtitles shows the window's cues."""
+    root = tmp_path / "bench"
+    shutil.copytree(SAMPLE, root)
+    (root / "benchmark.yaml").write_text((root / "benchmark.yaml").read_text() + "human_video: true\n")
+    lines = {json.loads(line)["id"]: line for line in (root / "samples.jsonl").read_text().splitlines()}
+    # bikes-railing is the window 5.0-7.5 s of its video; world-subtitles-joke has subtitles
+    (root / "samples.jsonl").write_text(lines["bikes-railing"] + "\n" + lines["world-subtitles-joke"] + "\n")
+    settings = StudioSettings(
+        folders=[str(root)],
+        people=[Person("p01", "participant")],
+        answer_view="video",
+        order="benchmark",
+        runs=tmp_path / "runs",
+    )
+    with running_studio(settings) as studio:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{studio.url}/?token={studio.studio.signer.token('p01', 'participant')}")
+        page.wait_for_selector("#question[data-sample-id='bikes-railing'][data-shown='1']")
+        assert page.get_attribute(".player", "data-strict") == "1"
+
+        def seek_to(how: str) -> float:
+            """Seek as asked, wait until the player has settled, and say where it is."""
+            page.evaluate(f"() => {{ const v = window.studioPlayer.current().video; v.pause(); {how}; }}")
+            page.wait_for_function(
+                "() => { const v = window.studioPlayer.current().video; return !v.seeking; }"
+            )
+            page.wait_for_timeout(300)  # a seek moved back into the window has settled too
+            page.wait_for_function("() => !window.studioPlayer.current().video.seeking")
+            return page.evaluate("window.studioPlayer.current().video.currentTime")
+
+        assert seek_to("v.currentTime = 1.0") == pytest.approx(5.0, abs=0.05)  # the video's own controls
+        assert seek_to("v.currentTime = 9.5") == pytest.approx(7.5, abs=0.05)
+        assert seek_to("window.studioPlayer.current().seek(0.5)") == pytest.approx(5.0, abs=0.05)
+        assert seek_to("v.currentTime = 6.0") == pytest.approx(6.0, abs=0.05)  # inside: where asked
+        page.keyboard.press("d")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#question[data-sample-id='world-subtitles-joke'][data-shown='1']")
+        shown = page.inner_text(".subtitles").splitlines()
+        assert shown[:3] == ["[00:00] A", "[00:00] B", "[00:01] C"]
+        assert "Because it saw the salad dressing." in shown[-1]
+        assert not errors

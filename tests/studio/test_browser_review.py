@@ -89,6 +89,7 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         assert "blind: passed (differs from the reference)" in evidence
         assert "A wooden spoon is used for alpha." in evidence  # the reference answer
         alice.wait_for_selector(".frames img")
+        alice.wait_for_timeout(1000)  # the video controls' loading spinner fades out after the load
         screenshot(alice, screenshots, "review")
         alice.click("button.seek[data-t='9.0']")
         assert alice.evaluate("window.studioPlayer.current().video.currentTime") == pytest.approx(9.0)
@@ -105,6 +106,7 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         open_sample(bob, "hr_plane:fine:q1:mcq")
         bob.keyboard.press("d")
         bob.wait_for_selector(".frames img")
+        bob.wait_for_selector(".toast", state="hidden")  # the last decision's notice has faded
         screenshot(bob, screenshots, "review-drop")
         bob.keyboard.press("Escape")
         alice.check("input[name=unreviewed]")
@@ -114,7 +116,12 @@ def test_two_people_review_a_built_benchmark_and_apply_it(
         alice.goto(studio.url + "/")
         alice.set_viewport_size({"width": 1000, "height": 380})
         screenshot(alice, screenshots, "home")
-        assert "Cohen" in alice.inner_text("main")
+        home = alice.inner_text("main")
+        assert "ib-review" in home and str(bench) not in home  # the card's name, not a path
+        headers = alice.locator("main table").nth(1).locator("th").all_inner_texts()
+        assert headers == ["people", "statistic", "samples", "value", "observed agreement"]
+        agreement = alice.locator("main table").nth(1).locator("td").all_inner_texts()
+        assert agreement == ["alice, bob", "Cohen's kappa", "3", "0.50", "0.67"]
         assert not errors
     assert [(d["sample_id"], d["decision"]) for d in alice_log] == [
         (KEEP, "keep"),

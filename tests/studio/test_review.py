@@ -5,6 +5,7 @@ changed what and why, and unchanged samples keep their lines."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 import yaml
@@ -26,17 +27,20 @@ def store(tmp_path):
 
 
 def decide(store, person, sample_id, decision, **fields):
-    body = DecisionBody(decision=decision, **fields)
+    body = DecisionBody(decision=decision, request_id=uuid.uuid4().hex, **fields)
     return store.record(person, BY_ID[sample_id], body)[0]
 
 
 def test_decisions_are_validated_and_a_later_one_supersedes(store):
+    request = {"request_id": "request-0001"}
     with pytest.raises(ValueError, match="reason"):
-        DecisionBody(decision="drop")
+        DecisionBody(decision="drop", **request)
     with pytest.raises(ValueError, match="note"):
-        DecisionBody(decision="drop", reason="other")
+        DecisionBody(decision="drop", reason="other", **request)
     with pytest.raises(ValueError, match="cannot edit"):
-        DecisionBody(decision="edit", edit={"id": "x"})
+        DecisionBody(decision="edit", edit={"id": "x"}, **request)
+    with pytest.raises(ValueError, match="request_id"):  # a retried request must be written once
+        DecisionBody(decision="keep")
     with pytest.raises(EditError, match="answer"):
         decide(store, "alice", "ped-sign", "edit", edit={"answer": 9})
     decide(store, "alice", "ped-sign", "keep")

@@ -79,7 +79,7 @@ def test_every_post_needs_the_sessions_csrf_token(remote):
     bearer = {"authorization": f"Bearer {studio.signer.token('alice', 'reviewer')}"}
     session = web.get("/api/session", headers=bearer).json()
     assert session["person"] == "alice" and session["role"] == "reviewer"
-    body = {"decision": "keep"}
+    body = {"decision": "keep", "request_id": "keep-ped-sign-1"}
     assert web.post("/api/review/ped-sign", json=body, headers=bearer).status_code == 403
     wrong = {**bearer, "x-csrf-token": "0" * 40}
     assert web.post("/api/review/ped-sign", json=body, headers=wrong).status_code == 403
@@ -243,3 +243,15 @@ def test_a_token_links_redirect_never_leaves_the_studio(tmp_path):
         response = connection.getresponse()
         response.read()
         assert response.status == 303 and response.getheader("location") == "/evil.example/"
+
+
+def test_a_studio_bound_to_another_loopback_address_answers_at_it(tmp_path):
+    settings = StudioSettings(folders=["sample"], host="127.0.0.2", review_dir=tmp_path / "r")
+    with running_studio(settings) as running:
+        assert running.url == f"http://127.0.0.2:{running.port}"
+        connection = http.client.HTTPConnection("127.0.0.2", running.port, timeout=10)
+        for host, status in ((f"127.0.0.2:{running.port}", 200), (f"attacker.example:{running.port}", 400)):
+            connection.request("GET", "/api/session", headers={"Host": host})
+            response = connection.getresponse()
+            response.read()
+            assert response.status == status, host

@@ -73,21 +73,46 @@ def progress(bench: str, review_dir: Path | None) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="New folder.")
 @click.option("--version", "version", help="Version of the new benchmark (default: <version>+review).")
 @click.option("--review-dir", type=click.Path(file_okay=False, path_type=Path), help="The review logs.")
-def apply(bench: str, policy: str, out: Path, version: str | None, review_dir: Path | None) -> None:
+@click.option(
+    "--include-stale",
+    is_flag=True,
+    help="Also apply decisions made before their sample last changed (listed either way).",
+)
+def apply(
+    bench: str, policy: str, out: Path, version: str | None, review_dir: Path | None, include_stale: bool
+) -> None:
     """Write the reviewed version of BENCH to --out: the decisions applied under --policy, the
-    card recording the review, changes.md listing every drop and edit with who and why. The new
-    folder is validated (media too)."""
-    from vqakit.studio import apply_review
+    card recording the review, changes.md listing every drop and edit with who and why. A
+    decision made before its sample last changed (stale) is listed and not applied, unless
+    --include-stale. The new folder is built aside and moved into place only once it validates
+    (media too)."""
+    from vqakit.schema import BenchmarkError
+    from vqakit.studio import apply_review, stale_line
 
     try:
-        outcome = apply_review(bench, out, policy, review_dir=review_dir, version=version)  # type: ignore[arg-type]
+        outcome = apply_review(
+            bench,
+            out,
+            policy,  # type: ignore[arg-type]
+            review_dir=review_dir,
+            version=version,
+            include_stale=include_stale,
+        )
     except ValueError as error:
         raise click.ClickException(str(error)) from None
+    except BenchmarkError as error:
+        why = f"nothing written to {out}: the reviewed version does not validate"
+        raise click.ClickException(f"{why}\n{error}") from None
     click.echo(
         f"{outcome.kept} samples kept ({outcome.edited} edited), {outcome.dropped} dropped, "
         f"{outcome.unapplied} with decisions not applied under --policy {policy}; "
         f"reviewers: {', '.join(outcome.reviewers) or 'none'}"
     )
     if outcome.stale:
-        click.echo(f"{outcome.stale} decision(s) were made on another version of the benchmark", err=True)
+        done = "applied (--include-stale)" if include_stale else "not applied (--include-stale applies them)"
+        click.echo(f"{len(outcome.stale)} stale decision(s), made before their sample last changed, {done}:")
+        for decision in outcome.stale:
+            click.echo(f"  {stale_line(decision)}")
+    if outcome.gone:
+        click.echo(f"{outcome.gone} decision(s) on samples no longer in the benchmark: not applied")
     click.echo(f"-> {outcome.folder} (changes in {outcome.folder / 'changes.md'})")

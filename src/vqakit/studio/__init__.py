@@ -17,7 +17,7 @@ served by uvicorn (`serve`); its pages are Jinja2 templates with htmx vendored a
 from vqakit.studio._agreement import Agreement, PersonProgress, ReviewSummary, review_progress, review_summary
 from vqakit.studio._answers import ParticipantRun
 from vqakit.studio._app import create_app
-from vqakit.studio._apply import POLICIES, ApplyOutcome, apply_review
+from vqakit.studio._apply import POLICIES, ApplyOutcome, apply_review, stale_line
 from vqakit.studio._jsonlog import RequestLog
 from vqakit.studio._people import Person, check_person
 from vqakit.studio._review import DROP_REASONS, EDITABLE, Decision, ReviewStore, review_folder
@@ -50,4 +50,5 @@ __all__ = [
     "review_summary",
     "serve",
     "serve_in_background",
+    "stale_line",
 ]

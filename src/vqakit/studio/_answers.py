@@ -97,7 +97,9 @@ class ParticipantRun:
                 "limit": settings.limit,
                 "judges": settings.judges,
                 "judge_args": settings.judge_args,
-                "reasoning_source": "both",  # written reasoning is the prediction's reasoning text
+                # the reasoning a participant wrote (the prediction's reasoning text) is what the
+                # rubric judge and object recall read; a chosen letter or typed answer is not
+                "reasoning_source": "thinking",
             }
         )
         self.protocol: Protocol = open_run(self.config, self.folder).protocol

@@ -36,13 +36,14 @@ async def home(request: Request) -> Response:
         found = []
         for workspace in studio.workspaces:
             benchmark = workspace.benchmark()
-            entry = {"workspace": workspace, "summary": None, "modes": workspace.modes()}
+            entry = {"workspace": workspace, "summary": None, "modes": workspace.modes(), "version": None}
             if benchmark is not None:
+                entry["version"] = benchmark.card.version
                 summary = review_summary([s.id for s in benchmark.samples], workspace.reviews().latest())
                 entry["summary"] = summary
                 entry["people"] = [[p.person, p.reviewed, p.keep, p.drop, p.edit] for p in summary.people]
                 entry["agreement"] = [
-                    [", ".join(a.people), a.method, a.n, _number(a.kappa), _number(a.observed)]
+                    [", ".join(a.people), f"{a.method}'s kappa", a.n, _number(a.kappa), _number(a.observed)]
                     for a in summary.agreement
                 ]
             found.append(entry)

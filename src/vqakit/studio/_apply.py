@@ -8,18 +8,29 @@ the same new values are the same vote). The policy turns a sample's votes into w
   made (where two edits set one field, the later one wins; the change list says so);
 - `majority`: the vote of more than half of the sample's reviewers (no majority: unchanged).
 
-Unreviewed samples stay as they are. The new folder holds every file of the old one (hard links
-where possible) except the review logs; samples.jsonl and the card are rewritten, the card's
-`review` field records the review, and `changes.md` lists every drop and edit with who made it
-and why, and every decision the policy did not apply. The folder is validated (media too).
+Unreviewed samples stay as they are. A decision is stale when the sample changed after it was
+made (the sample digest recorded with it differs from the sample's now; a decision recorded
+without a digest is stale when it was made on another version of the benchmark): a stale
+decision is not a vote unless `include_stale`, and is listed either way.
+
+The new folder is built in a staging folder beside `out` and renamed into place only once it
+validates (media too): a failure leaves nothing behind. It holds every file of the old one
+(hard links where possible) except the working state of the studio: the review logs and the
+annotation log (`annotate/`), which belong to the old version (the next save in annotate mode
+would rewrite samples.jsonl from that log and undo the review). For provenance, the review logs
+that were applied (and the annotation log, if any) are kept under
+`history/<old version>-<hash>/`, which nothing reads as live state. samples.jsonl and the card
+are rewritten, the card's `review` field records the review, and `changes.md` lists every drop
+and edit with who made it and why, every decision the policy did not apply, and every stale one.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -27,16 +38,26 @@ from typing import Any, Literal
 import yaml
 
 from vqakit.benchmarks import load_benchmark
-from vqakit.builders import write_benchmark_folder
-from vqakit.files import link_or_copy
+from vqakit.files import link_or_copy, place_media, slug, staged_folder, write_text_atomic
 from vqakit.runner import benchmark_hash
-from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, ReviewRecord, Sample
-from vqakit.studio._review import DROP_REASONS, Decision, EditError, ReviewStore, edited_sample, review_folder
+from vqakit.schema import CARD, SAMPLES, BenchmarkError, Problem, ReviewRecord, Sample, load_folder
+from vqakit.studio._annotate import LOG as ANNOTATION_LOG
+from vqakit.studio._review import (
+    DROP_REASONS,
+    Decision,
+    EditError,
+    ReviewStore,
+    edited_sample,
+    review_folder,
+    sample_digest,
+)
 
 Policy = Literal["all", "any", "majority"]
 POLICIES: tuple[Policy, ...] = ("all", "any", "majority")
 CHANGES = "changes.md"
+HISTORY = "history"  # review and annotation logs of earlier versions, for provenance only
 _SKIPPED = {SAMPLES, CARD, CHANGES, ".lock"}
+_WORKING_STATE = {"review", ANNOTATION_LOG.parts[0]}  # the studio's folders: never carried
 
 
 @dataclass
@@ -56,7 +77,10 @@ class ApplyOutcome:
     dropped: int
     unapplied: int
     reviewers: list[str]
-    stale: int  # decisions made on another version of the benchmark
+    stale: list[Decision] = field(default_factory=list)  # made on an earlier version of their sample
+    include_stale: bool = False  # whether the stale decisions were applied
+    gone: int = 0  # decisions on samples no longer in the benchmark
+    history: str = ""  # where the applied review logs are kept in the new folder
     changes: list[Change] = field(default_factory=list)
 
 
@@ -82,7 +106,7 @@ def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]
 
 
 def _media(source: Path) -> dict[str, Path]:
-    """{name under media/: file} of every file in `source/media`, for the folder writer."""
+    """{name under media/: file} of every file in `source/media`, for `place_media`."""
     media = source / "media"
     found: dict[str, Path] = {}
     for folder, _, files in os.walk(media):
@@ -93,11 +117,18 @@ def _media(source: Path) -> dict[str, Path]:
 
 
 def _copy_tree(source: Path, out: Path, skip: set[Path]) -> None:
-    """Every file of `source` under `out` (hard links where possible), but for `skip` and the
-    media (placed by the folder writer, which validates them)."""
+    """Every file of `source` under `out` (hard links where possible), but for `skip`, the
+    studio's working state (review/, annotate/), symbolic links and the media (placed by
+    `place_media`, which resolves and checks them)."""
     for folder, names, files in os.walk(source):
         here = Path(folder)
-        names[:] = [n for n in names if (here / n).resolve() not in skip and (here / n) != source / "media"]
+        names[:] = [
+            n
+            for n in names
+            if (here / n).resolve() not in skip
+            and (here / n) != source / "media"
+            and not (here == source and n in _WORKING_STATE)
+        ]
         for name in files:
             path = here / name
             relative = path.relative_to(source)
@@ -107,10 +138,17 @@ def _copy_tree(source: Path, out: Path, skip: set[Path]) -> None:
             link_or_copy(path, out / relative)
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]] | None:
-    if not path.is_file():
-        return None
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _keep_history(out: Path, review_logs: Path, source: Path) -> None:
+    """The applied review logs (`<person>.jsonl`) and the annotation log, if any, under `out`."""
+    logs = sorted(review_logs.glob("*.jsonl")) if review_logs.is_dir() else []
+    for path in logs:
+        if path.is_file() and not path.is_symlink():
+            (out / "review").mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, out / "review" / path.name)  # a copy: the old log may grow
+    annotation = source / ANNOTATION_LOG
+    if annotation.is_file() and not annotation.is_symlink():
+        (out / ANNOTATION_LOG).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(annotation, out / ANNOTATION_LOG)
 
 
 def apply_review(
@@ -120,25 +158,24 @@ def apply_review(
     *,
     review_dir: Path | None = None,
     version: str | None = None,
+    include_stale: bool = False,
 ) -> ApplyOutcome:
-    """Write the reviewed version of `bench` to `out` (which must not exist or be empty)."""
+    """Write the reviewed version of `bench` to `out` (which must not exist or be empty), all
+    at once: nothing is left in or beside `out` when it fails (BenchmarkError: the new version
+    does not validate; InputError: a media file cannot be placed)."""
+    from vqakit.video import VideoMediaChecker
+
     if policy not in POLICIES:
         raise ValueError(f"policy {policy!r}: use {', '.join(POLICIES)}")
     benchmark = load_benchmark(bench)
     out = Path(out)
-    if out.exists() and any(out.iterdir()):
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"{out} exists and is not empty; choose a new folder for the reviewed version")
     source_hash = benchmark_hash(benchmark)
     folder = review_folder(bench, benchmark.root, review_dir)
     latest = ReviewStore(folder, source_hash).latest()
-    ids = {s.id for s in benchmark.samples}
-    votes: dict[str, list[Decision]] = {}
-    for decisions in latest.values():
-        for sample_id, decision in decisions.items():
-            if sample_id in ids:
-                votes.setdefault(sample_id, []).append(decision)
-    stale = sum(1 for ds in latest.values() for d in ds.values() if d.benchmark_hash != source_hash)
-    outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), stale)
+    outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), include_stale=include_stale)
+    votes = _votes(benchmark.samples, latest, source_hash, outcome)
     written = (benchmark.root / SAMPLES).read_text(encoding="utf-8").splitlines()
     samples: list[dict[str, Any]] = []
     for sample in benchmark.samples:
@@ -161,20 +198,58 @@ def apply_review(
         changes=CHANGES,
         date=datetime.now(UTC).isoformat(timespec="seconds"),
     ).model_dump(mode="json")
-    out.mkdir(parents=True, exist_ok=True)
-    _copy_tree(benchmark.root, out, {folder.resolve(), out.resolve()})
-    write_benchmark_folder(
-        out,
-        card=card,
-        samples=samples,
-        clips=_jsonl(benchmark.root / CLIPS),
-        passages=_jsonl(benchmark.root / PASSAGES),
-        media=_media(benchmark.root),
-    )
-    (out / CHANGES).write_text(
-        changes_text(benchmark.card, card["version"], policy, outcome), encoding="utf-8"
-    )
+    outcome.history = f"{HISTORY}/{slug(str(benchmark.card.version), 40, empty='version')}-{source_hash[:8]}"
+    with staged_folder(out) as stage:
+        _copy_tree(benchmark.root, stage, {folder.resolve(), out.resolve(), stage.resolve()})
+        _keep_history(stage / outcome.history, folder, benchmark.root)
+        place_media(stage, _media(benchmark.root))  # resolved to real files, checked, linked
+        write_text_atomic(stage / SAMPLES, "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples))
+        write_text_atomic(stage / CARD, yaml.safe_dump(card, sort_keys=False))
+        (stage / CHANGES).write_text(
+            changes_text(benchmark.card, card["version"], policy, outcome), encoding="utf-8"
+        )
+        try:
+            load_folder(stage, VideoMediaChecker())  # media opened and probed too
+        except BenchmarkError as error:  # said of the old folder: its files are at fault
+            problems = [_named(p, stage, benchmark.root) for p in error.problems]
+            raise BenchmarkError(benchmark.root, problems) from None
     return outcome
+
+
+def _named(problem: Problem, stage: Path, source: Path) -> Problem:
+    """The problem with the staging folder's paths named as the old folder's files, which they
+    are links of."""
+    return replace(problem, message=problem.message.replace(f"{stage}/", f"{source}/"))
+
+
+def is_stale(decision: Decision, sample: Sample, source_hash: str) -> bool:
+    """Whether the sample changed after the decision was made (without a recorded sample
+    digest: whether it was made on another version of the benchmark)."""
+    if decision.sample_hash is not None:
+        return decision.sample_hash != sample_digest(sample)
+    return decision.benchmark_hash != source_hash
+
+
+def _votes(
+    samples: list[Sample], latest: dict[str, dict[str, Decision]], source_hash: str, outcome: ApplyOutcome
+) -> dict[str, list[Decision]]:
+    """{sample id: the decisions that vote on it}; stale ones (counted in `outcome`) only with
+    `outcome.include_stale`."""
+    by_id = {s.id: s for s in samples}
+    votes: dict[str, list[Decision]] = {}
+    for decisions in latest.values():
+        for sample_id, decision in decisions.items():
+            sample = by_id.get(sample_id)
+            if sample is None:
+                outcome.gone += 1
+                continue
+            if is_stale(decision, sample, source_hash):
+                outcome.stale.append(decision)
+                if not outcome.include_stale:
+                    continue
+            votes.setdefault(sample_id, []).append(decision)
+    outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
+    return votes
 
 
 def _decide(sample: Sample, votes: list[Decision], policy: Policy, outcome: ApplyOutcome) -> Sample | None:
@@ -247,8 +322,12 @@ def changes_text(card: Any, version: str, policy: Policy, outcome: ApplyOutcome)
         f"{outcome.kept} samples kept ({outcome.edited} edited), {outcome.dropped} dropped, "
         f"{outcome.unapplied} with decisions not applied under this policy.",
     ]
-    if outcome.stale:
-        lines.append(f"{outcome.stale} decision(s) were made on another version of the benchmark.")
+    if outcome.gone:
+        lines.append(f"{outcome.gone} decision(s) on samples no longer in the benchmark were not applied.")
+    lines.append(
+        f"The review logs applied are kept in `{outcome.history}/` (a record only: the studio does "
+        "not read them)."
+    )
     for kind, title in (("drop", "Dropped"), ("edit", "Edited"), ("unapplied", "Not applied")):
         found = [c for c in outcome.changes if c.kind == kind]
         lines += ["", f"## {title} ({len(found)})", ""]
@@ -264,4 +343,16 @@ def changes_text(card: Any, version: str, policy: Policy, outcome: ApplyOutcome)
                 lines.append(f"  - {key}: {_shown(old)} -> {_shown(new)}")
             if change.note:
                 lines.append(f"  - note: {change.note}")
+    title = (
+        "Applied although the sample changed after the decision (--include-stale)"
+        if outcome.include_stale
+        else "Not applied: the sample changed after the decision (stale; --include-stale applies them)"
+    )
+    lines += ["", f"## {title} ({len(outcome.stale)})", ""]
+    lines += [f"- {stale_line(d)}" for d in outcome.stale] or ["none"]
     return "\n".join(lines) + "\n"
+
+
+def stale_line(decision: Decision) -> str:
+    """One stale decision, for the command's output and changes.md."""
+    return f"`{decision.sample_id}`: {decision.decision} by {_who(decision)}, made {decision.time}"

@@ -13,10 +13,14 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vqakit.methods import window_spec
 from vqakit.schema import Benchmark, Protocol, Sample, safe_media_path
 from vqakit.studio._workspace import Workspace
+
+if TYPE_CHECKING:
+    from vqakit.video import Resize
 
 MEDIA_TYPES = {
     ".mp4": "video/mp4",
@@ -86,7 +90,9 @@ class FrameCache:
         # samples over the same window of the same video are sent the same frames
         ref = sample.videos[0] if sample.videos else None
         window = (ref.path, ref.start_s, ref.end_s) if ref else ("", sample.id, None)
-        key = (str(workspace.root), f"{window}\x00{protocol.frames}\x00{protocol.short_side}")
+        resize = protocol_resize(protocol)
+        size = resize.key() if resize is not None else None
+        key = (str(workspace.root), f"{window}\x00{protocol.frames}\x00{size}")
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
@@ -105,17 +111,25 @@ class FrameCache:
             return frames
 
 
+def protocol_resize(protocol: Protocol) -> Resize | None:
+    """How the protocol sizes the frames a model is sent (as the `direct` method does)."""
+    from vqakit.video import Resize
+
+    if not protocol.short_side:
+        return None
+    return Resize(short_side=protocol.short_side, upscale=protocol.upscale)
+
+
 def protocol_frames(root: Path, sample: Sample, protocol: Protocol) -> ShownFrames:
     """The frames a model is sent for the sample (protocol frames in its window, resized)."""
     from PIL import Image
 
-    from vqakit.video import Resize, sample_frames
+    from vqakit.video import sample_frames
 
     if not sample.videos:
         return ShownFrames([], [])
     spec = window_spec(sample, protocol.frames)
-    resize = Resize(short_side=protocol.short_side) if protocol.short_side else None
-    frames = sample_frames(root / sample.videos[0].path, spec, resize=resize)
+    frames = sample_frames(root / sample.videos[0].path, spec, resize=protocol_resize(protocol))
     jpegs = []
     for frame in frames:
         buffer = io.BytesIO()

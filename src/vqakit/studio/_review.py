@@ -3,12 +3,18 @@
 A decision is `keep`, `drop` (with a reason from `DROP_REASONS` and optional free text) or
 `edit` (new values for some of `EDITABLE`). A person's later decision on a sample supersedes
 their earlier one; nothing in the benchmark is changed (`vqakit review apply` writes a new
-version). Each line records the content hash of the benchmark version it was made on.
+version). Each line records the content hash of the benchmark version it was made on and the
+digest of the sample as the person saw it (`sample_digest`), so that `review apply` can tell a
+decision on a sample that has changed since (stale) from one on the sample as it is.
+
+Every request carries a `request_id` made by the client (8 to 80 of `A-Z a-z 0-9 _ -`): a
+request retried after a lost reply is then written once.
 """
 
 from __future__ import annotations
 
-import uuid
+import hashlib
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -51,7 +57,7 @@ class DecisionBody(BaseModel):
     reason: str | None = None
     note: str | None = Field(None, max_length=4000)
     edit: dict[str, Any] | None = None
-    request_id: str | None = Field(None, pattern=REQUEST_ID)
+    request_id: str = Field(pattern=REQUEST_ID)
 
     @field_validator("edit")
     @classmethod
@@ -89,7 +95,14 @@ class Decision(BaseModel):
     note: str | None = None
     edit: dict[str, Any] | None = None
     benchmark_hash: str
+    sample_hash: str | None = None  # `sample_digest` of the sample decided on (None: older logs)
     time: str  # ISO 8601, UTC, the server's clock
+
+
+def sample_digest(sample: Sample) -> str:
+    """The content digest of one sample (every field, in a canonical JSON form)."""
+    text = json.dumps(sample.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def edited_sample(sample: Sample, edit: dict[str, Any]) -> Sample:
@@ -149,7 +162,7 @@ class ReviewStore:
         if body.edit:
             edited_sample(sample, body.edit)
         decision = Decision(
-            request_id=body.request_id or uuid.uuid4().hex,
+            request_id=body.request_id,
             sample_id=sample.id,
             person=person,
             decision=body.decision,
@@ -157,6 +170,7 @@ class ReviewStore:
             note=(body.note or "").strip() or None,
             edit=body.edit,
             benchmark_hash=self.benchmark_hash,
+            sample_hash=sample_digest(sample),
             time=datetime.now(UTC).isoformat(timespec="milliseconds"),
         )
         stored, written = self._log(person).append(decision.model_dump(mode="json"))

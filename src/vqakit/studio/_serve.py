@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import time
@@ -23,6 +24,22 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def shown_host(host: str) -> str:
+    """`host` as it is written in an address (an IPv6 address in brackets, in its short form)."""
+    bare = host.strip("[]")
+    try:
+        bare = ipaddress.ip_address(bare).compressed
+    except ValueError:
+        return bare
+    return f"[{bare}]" if ":" in bare else bare
+
+
+def loopback_hosts(host: str, port: int) -> set[str]:
+    """The Host headers a studio bound to the loopback address `host` answers: the address it
+    is bound to (127.0.0.2 is loopback too) and the usual names of loopback."""
+    return {f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", shown_host(host))}
+
+
 def serve(
     settings: StudioSettings,
     *,
@@ -39,11 +56,10 @@ def serve(
     port = sock.getsockname()[1]
     settings.port = port
     if studio.loopback:
-        studio.allowed_hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+        studio.allowed_hosts = loopback_hosts(settings.host, port)
     app = create_app(studio)
-    shown = f"[{settings.host}]" if ":" in settings.host else settings.host
     if on_ready is not None:
-        on_ready(f"http://{shown}:{port}/", studio.links(port))
+        on_ready(f"http://{shown_host(settings.host)}:{port}/", studio.links(port))
     config = uvicorn.Config(
         app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=3
     )
@@ -76,7 +92,7 @@ def serve_in_background(settings: StudioSettings, *, timeout_s: float = 20) -> B
     sock = _listen(settings.host, settings.port)
     port = sock.getsockname()[1]
     settings.port = port
-    studio.allowed_hosts = {f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"}
+    studio.allowed_hosts = loopback_hosts(settings.host, port)
     config = uvicorn.Config(create_app(studio), log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     thread = threading.Thread(
@@ -89,4 +105,4 @@ def serve_in_background(settings: StudioSettings, *, timeout_s: float = 20) -> B
             server.should_exit = True
             raise RuntimeError("the studio did not start")
         time.sleep(0.01)
-    return Background(f"http://127.0.0.1:{port}", port, studio, server, thread)
+    return Background(f"http://{shown_host(settings.host)}:{port}", port, studio, server, thread)

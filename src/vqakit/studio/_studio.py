@@ -138,7 +138,7 @@ class Studio:
 
     def links(self, port: int) -> list[tuple[Person, str]]:
         """Each person's link (with their token)."""
-        host = self.settings.host
+        host = self.settings.host.strip("[]")
         if host in ("0.0.0.0", "::"):
             host = socket.gethostname()
         shown = f"[{host}]" if ":" in host else host

@@ -2,7 +2,9 @@
  *
  * A `.player` element holds a <video> (its src ends with a #t=start,end media fragment, so it
  * opens at the sample's window) and a canvas drawn over it. The player
- * - starts at the window and stops at its end (a "play window" button replays it);
+ * - starts at the window and stops at its end (a "play window" button replays it); a strict
+ *   player (`data-strict`, answer mode) also keeps every seek inside the window, on both sides,
+ *   however it is asked for (the video's own controls, a click on a time, a script);
  * - draws the sample's object tracks at the current time: a point's box, or a box
  *   interpolated between two points at most MAX_GAP_S apart (as the hints method does);
  * - seeks when anything with `data-t` (a trace time, a frame, an evidence line) is clicked;
@@ -45,6 +47,7 @@
     const canvas = root.querySelector("canvas.overlay");
     const start = parseFloat(root.dataset.start || "0");
     const end = root.dataset.end ? parseFloat(root.dataset.end) : null;
+    const strict = root.dataset.strict === "1";
     let tracks = [];
     const source = document.getElementById(root.dataset.tracks || "");
     if (source) {
@@ -54,7 +57,20 @@
         tracks = [];
       }
     }
-    const player = { root: root, video: video, canvas: canvas, tracks: tracks, extra: [], start: start, end: end };
+    const player = {
+      root: root, video: video, canvas: canvas, tracks: tracks, extra: [], start: start, end: end, strict: strict,
+    };
+
+    function inWindow(t) {
+      const after = Math.max(start, t);
+      return end === null ? after : Math.min(end, after);
+    }
+
+    function keepInWindow() {
+      // a seek outside the window is moved to its nearest edge (the media fragment only opens there)
+      const t = video.currentTime;
+      if (t < start - 0.01 || (end !== null && t > end + 0.01)) video.currentTime = inWindow(t);
+    }
     root.player = player;
 
     function draw() {
@@ -110,12 +126,18 @@
       if (video.currentTime < start - 0.01) video.currentTime = start;
       draw();
     });
+    if (strict) {
+      video.addEventListener("seeking", keepInWindow);
+      video.addEventListener("play", keepInWindow);
+    }
     video.addEventListener("play", loop);
     ["timeupdate", "seeked", "pause", "loadeddata"].forEach((name) => video.addEventListener(name, draw));
     video.addEventListener("timeupdate", () => {
       if (end !== null && video.currentTime > end + 0.05) {
         video.pause();
         video.currentTime = end;
+      } else if (strict && video.currentTime < start - 0.01) {
+        video.currentTime = start;
       }
       const shown = root.querySelector(".time");
       if (shown) shown.textContent = window.studio.clock(video.currentTime);
@@ -129,7 +151,7 @@
       });
     }
     player.seek = function (t) {
-      video.currentTime = Math.max(0, t);
+      video.currentTime = strict ? inWindow(t) : Math.max(0, t);
       draw();
     };
     return player;
