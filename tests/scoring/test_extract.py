@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from vqakit.cli import main
 from vqakit.scoring import LETTERS, extract_choice, format_options
 
+ROOT = Path(__file__).resolve().parents[2]
 FIVE = ["the knife", "the red pepper", "a wooden spoon", "the kettle", "nothing"]
 SIX = [
     "It should be locked by the front wheel only.",
@@ -224,8 +225,8 @@ def test_rules_are_reported():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError):
-        extract_choice("A", 1)
+    with pytest.raises(ValueError, match="between 1 and 26"):
+        extract_choice("A", 0)
     with pytest.raises(ValueError):
         extract_choice("A", 27)
     with pytest.raises(ValueError):
@@ -241,8 +242,19 @@ def test_bad_arguments():
 # --- the case table: tests/scoring/extraction_cases.yaml ---
 
 TABLE: list[dict] = yaml.safe_load(Path(__file__).with_name("extraction_cases.yaml").read_text("utf-8"))
-RULES = {"tagged", "bare", "last_line", "leading", "option_text", "single_mention", "abstain"}
-KEYS = {"reply", "n", "expected", "rule", "note", "choices", "numbered", "letters", "lang"}
+RULES = {"tagged", "bare", "last_line", "trailing", "leading", "option_text", "single_mention", "abstain"}
+KEYS = {"reply", "n", "expected", "rule", "note", "choices", "numbered", "letters", "lang", "class"}
+# the reply shapes of the audit against a peer's labelled suite (issue 18), each a `class`
+CLASSES = {
+    "leading_prose",
+    "trailing_label",
+    "colon_label",
+    "unclosed_tag",
+    "korean_option",
+    "one_option",
+    "peer_shapes",
+    "hard_negative",
+}
 
 
 @pytest.mark.parametrize("case", TABLE, ids=[f"{i}-{case['reply'][:30]!r}" for i, case in enumerate(TABLE)])
@@ -265,6 +277,7 @@ def test_case_table_is_well_formed():
         assert case["rule"] in RULES and (case["expected"] is None) == (case["rule"] == "abstain"), case
         assert case.get("choices") is None or len(case["choices"]) == case["n"], case
         assert case.get("letters") is None or len(case["letters"]) == case["n"], case
+        assert case.get("class", "base") in {"base", *CLASSES}, case
     replies = Counter((case["reply"], case["n"], case.get("numbered"), case.get("letters")) for case in TABLE)
     assert [reply for reply, count in replies.items() if count > 1] == []
 
@@ -276,11 +289,27 @@ def test_case_table_covers_the_rules_languages_and_option_counts():
     assert rules["abstain"] >= 80
     languages = Counter(case.get("lang", "en") for case in TABLE)
     assert set(languages) == {"en", "zh", "ja", "ko"} and min(languages.values()) >= 20
-    assert {case["n"] for case in TABLE} == set(range(2, 27))
+    assert {case["n"] for case in TABLE} == set(range(1, 27))
     assert sum(1 for case in TABLE if case.get("numbered")) >= 20
     assert sum(1 for case in TABLE if case.get("letters")) >= 10
     assert sum(1 for case in TABLE if case.get("choices")) >= 20
     assert sum(1 for case in TABLE if "negat" in case.get("note", "")) >= 10
+
+
+def test_agreement_with_the_labelled_cases_per_class():
+    """benchmarks/extraction_agreement.py over every labelled case: at least 95% overall and in
+    each class of the audit (the table test above asks each case to pass, rule included)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "extraction_agreement.py"), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    agreement = json.loads(done.stdout)["agreement"]
+    assert set(agreement) == {"all", "base", *CLASSES}
+    assert sum(agreement[name][1] for name in CLASSES) >= 80
+    for name, (agreeing, total) in agreement.items():
+        assert total >= (10 if name != "all" else 500) and agreeing / total >= 0.95, (name, agreeing, total)
 
 
 # --- policies, by example ---
@@ -303,6 +332,45 @@ def test_an_echo_of_the_options_is_no_answer():
     assert extract_choice(echo, 3).reason == "the reply only repeats the option list"
     assert extract_choice(echo + "\nI am not sure.", 3).reason.startswith("the reply repeats the option list")
     assert extract_choice(echo + "\nAnswer: B", 3).letter == "B"
+
+
+def test_a_leading_letter_before_prose_is_a_label_only_where_no_article_or_pronoun_stands():
+    assert extract_choice("a because two people are talking", 4).letter == "A"
+    assert extract_choice("A, since nothing else matches", 4).letter == "A"
+    assert extract_choice("B the red pepper is cut", 4).letter == "B"
+    for reply in ["a dog is shown", "A dog runs because it is scared.", "a bit of both"]:
+        assert extract_choice(reply, 4).choice is None, reply
+    assert extract_choice("I because the bike is last", 12).letter == "I"
+    for reply in ["I was not able to see it.", "I would say the kettle.", "I, for one, cannot tell."]:
+        assert extract_choice(reply, 12).choice is None, reply
+    assert extract_choice("B and C both match because the man moves.", 4).choice is None
+    assert extract_choice("a, b and c all appear", 4).reason == "the reply opens with several options"
+    assert extract_choice("C a wooden spoon", 3, choices=["a knife", "a pan", "a wooden spoon"]).letter == "C"
+    assert extract_choice("B cells attack the virus", 4).choice is None
+
+
+def test_a_closing_label_after_a_comma_semicolon_or_dash():
+    assert extract_choice("He takes out milk, C.", 4).rule == "trailing"
+    assert extract_choice("The kettle is touched last; d", 4).letter == "D"
+    assert extract_choice("The options are A, B, C.", 4).choice is None
+    assert extract_choice("The sign on the door says: X", 26).choice is None
+    assert extract_choice("B because the cup is red, C.", 4).reason == (
+        "the reply opens with one option and ends with another"
+    )
+
+
+def test_an_unclosed_answer_tag_is_a_final_answer():
+    assert (extract_choice("<answer> c", 4).letter, extract_choice("<answer> c", 4).rule) == ("C", "tagged")
+    assert extract_choice("<answer>B</answer> then <answer>D", 4).letter == "D"
+    assert "valid option" in extract_choice("(B) looks likely. <answer>", 4).reason
+
+
+def test_a_one_option_alphabet_reads_its_label_or_nothing():
+    assert extract_choice("A", 1).letter == "A"
+    assert extract_choice("The answer is C.", 1, letters="C").letter == "C"
+    assert extract_choice("the red cup", 1, choices=["the red cup"]).letter == "A"
+    for reply in ["B", "Answer: B", "A man is walking.", "I don't know."]:
+        assert extract_choice(reply, 1).choice is None, reply
 
 
 def test_sparse_letters_index_into_the_labels():
@@ -344,14 +412,25 @@ def test_cli_letters_and_numbered():
     assert [json.loads(line) for line in result.output.splitlines()] == [{"choice": "L"}, {"choice": "Z"}]
 
 
+def test_cli_one_option():
+    lines = [{"response": "A"}, {"response": "B"}, {"response": "<answer> a"}]
+    result = _cli(["--choices", "1"], lines)
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["choice"] for line in result.output.splitlines()] == ["A", None, "A"]
+    result = _cli(["--letters", "c"], [{"response": "c:"}, {"response": "A"}])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["choice"] for line in result.output.splitlines()] == ["C", None]
+
+
 @pytest.mark.parametrize(
     "args",
     [
         [],
         ["--choices", "4", "--letters", "ABCD"],
         ["--choices", "27"],
-        ["--choices", "1"],
+        ["--choices", "0"],
         ["--letters", "AA"],
+        ["--letters", ""],
     ],
 )
 def test_cli_needs_one_valid_option_set(args):

@@ -13,13 +13,13 @@ def _letters(ctx: click.Context, param: click.Parameter, value: str | None) -> s
     if value is None:
         return None
     value = value.upper()
-    if len(value) < 2 or len(set(value)) < len(value) or not set(value) <= set(string.ascii_uppercase):
-        raise click.BadParameter(f"expected 2 to 26 different letters A-Z, got {value!r}")
+    if not value or len(set(value)) < len(value) or not set(value) <= set(string.ascii_uppercase):
+        raise click.BadParameter(f"expected 1 to 26 different letters A-Z, got {value!r}")
     return value
 
 
 @click.command()
-@click.option("--choices", "n_choices", type=click.IntRange(2, 26), help="Number of options (2-26), A..")
+@click.option("--choices", "n_choices", type=click.IntRange(1, 26), help="Number of options (1-26), A..")
 @click.option("--letters", callback=_letters, help="Sparse option labels instead, e.g. ACXZ.")
 @click.option("--numbered", is_flag=True, help="Options were shown as (1)..(N), as in Minerva-Ego.")
 def extract(n_choices: int | None, letters: str | None, numbered: bool) -> None:

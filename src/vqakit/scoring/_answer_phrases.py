@@ -24,7 +24,7 @@ FOLD = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {
 
 # a label not glued to other ASCII letters or digits: B, (B), [3], ( 12 )
 LABEL = r"(?<![A-Za-z0-9])(?:[(\[]\s*)?(?:[A-Za-z]|[1-9][0-9]?)(?:\s*[)\]])?(?![A-Za-z0-9])"
-OPTION_WORDS = r"option|choice|letter|选项|選項|選択肢|선택지|보기"
+OPTION_WORDS = r"option|choice|letter|选项|選項|選択肢|オプション|선택지|보기|옵션"
 
 # phrases the answer follows: "Answer: B", "答案是B", "答えはBです", "정답은 B입니다"
 LEADING = {
@@ -44,10 +44,12 @@ LEADING = {
     "ko": [r"(?:정답|답변|답)\s*(?:은|는|:)(?:\s*(?:보기|선택지))?"],
 }
 
-# phrases that follow the label: "B is correct", "B是正确答案", "Bが正解です", "B가 정답입니다"
+# phrases that follow the label: "B is correct", "C seems right", "B是正确答案", "Bが正解です",
+# "B가 정답입니다"
 TRAILING = {
     "en": [
-        r"\s+(?:is|would\s+be|must\s+be|should\s+be)\s+(?:the\s+)?(?:(?:correct|best|final|right"
+        r"\s+(?:is|would\s+be|must\s+be|should\s+be|(?:seems|appears)(?:\s+to\s+be)?|looks)\s+(?:the\s+)?"
+        r"(?:(?:correct|best|final|right"
         r"(?!\s+(?:there|here|next|behind|beside|in|on|at|after|before|of|now)\b))"
         r"(?:\s+(?:answer|option|choice))?|answer)\b"
     ],
@@ -83,10 +85,12 @@ NEGATION_BEFORE = (
     r"(?:\b(?:not|isn't|is\s+not|cannot\s+be|can't\s+be|rule\s+out|ruled\s+out|eliminate|exclude)"
     r"|不是|不选|不選|排除|并非|並非|而非|ではなく)\s*(?:option\s+|choice\s+)?$"
 )
-# negation just after a label: "(B) is wrong", "B가 아닙니다", "Bではありません", "B不对"
+# negation just after a label: "(B) is wrong", "D seems wrong", "C doesn't fit", "B가 아닙니다",
+# "Bではありません", "B不对"
 NEGATION_AFTER = (
-    r"\s*(?:(?:is|was)\s+(?:not\b|incorrect|wrong|ruled\s+out|eliminated)|(?:(?:이|가)\s*)?아[니닙님닌]|지\s*않"
-    r"|(?:では|じゃ)(?:な|あり)|不|错|錯)"
+    r"\s*(?:(?:is|was|seems|looks|appears)(?:\s+to\s+be)?\s+(?:not\b|incorrect|wrong|unlikely|ruled\s+out"
+    r"|eliminated)|(?:is|was|does|do|did|can|could)n[’']t\b|(?:does|do|did)\s+not\b|can(?:not\b|\s+not\b"
+    r"|\s+be\s+(?:ruled\s+out|eliminated))|(?:(?:이|가)\s*)?아[니닙님닌]|지\s*않|(?:では|じゃ)(?:な|あり)|不|错|錯)"
 )
 
 # after an article "a" a noun or adjective comes; after option A, one of these
