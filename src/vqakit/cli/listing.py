@@ -17,11 +17,14 @@ def benchmarks() -> None:
 
 @click.command()
 def models() -> None:
-    """List the model spec forms, with one example each."""
+    """List the model spec forms (plug-in backends' too), with one example each."""
     from vqakit.models import SPEC_FORMS
+    from vqakit.plugins import backend_failures
 
     for form, example, meaning in SPEC_FORMS:
         click.echo(f"{form}\n    e.g. {example}\n    {meaning}")
+    for name, why in backend_failures.items():
+        click.echo(f"could not load model backend {name}: {why}", err=True)
 
 
 @click.command()

@@ -1,6 +1,7 @@
 """One chat interface over model backends, with retries, time limits, a response cache and
 structured output. Heavy SDKs are imported only by the backend that needs them."""
 
+from vqakit.models._backends import BackendInfo, backend_info, backends, find_backend, register_backend
 from vqakit.models._batch import PENDING as BATCH_PENDING
 from vqakit.models._batch import Batcher, BatchingModel, deferred_calls
 from vqakit.models._batch_journal import BatchJournal
@@ -39,11 +40,11 @@ from vqakit.models._messages import (
     clock,
     frame_clocks,
 )
-from vqakit.models._model import Model, sent_encoding
+from vqakit.models._model import Backend, Model, sent_encoding
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
-from vqakit.models._secrets import redact_secrets
+from vqakit.models._secrets import api_key, credential_in_spec, redact_known, redact_secrets, remember_secret
 from vqakit.models._settings import GenerationSettings
-from vqakit.models._spec import SPEC_FORMS, ModelSpec, parse_model_spec
+from vqakit.models._spec import SPEC_FORMS, ModelSpec, ModelSpecError, parse_model_spec, spec_forms
 from vqakit.models._structured import complete_structured, parse_json_lenient
 from vqakit.models._video import VIDEO_INPUT, video_input
 
@@ -53,7 +54,9 @@ __all__ = [
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
     "VIDEO_INPUT",
+    "Backend",
     "BackendError",
+    "BackendInfo",
     "BatchJournal",
     "Batcher",
     "BatchingModel",
@@ -70,6 +73,7 @@ __all__ = [
     "Message",
     "Model",
     "ModelSpec",
+    "ModelSpecError",
     "OpenVocabDetector",
     "Part",
     "ResponseCache",
@@ -79,14 +83,19 @@ __all__ = [
     "TextEmbedder",
     "Usage",
     "Video",
+    "api_key",
+    "backend_info",
+    "backends",
     "cache_key",
     "check_model_spec",
     "check_text_embedder",
     "clock",
     "complete_structured",
+    "credential_in_spec",
     "default_cache_path",
     "deferred_calls",
     "encode_jpeg",
+    "find_backend",
     "frame_clocks",
     "image_encoding",
     "is_api_text_embedder",
@@ -96,9 +105,13 @@ __all__ = [
     "parse_model_spec",
     "parse_retry_after",
     "pixel_hash",
+    "redact_known",
     "redact_secrets",
+    "register_backend",
+    "remember_secret",
     "sent_encoding",
     "sent_jpeg",
+    "spec_forms",
     "video_input",
     "watching_retries",
 ]

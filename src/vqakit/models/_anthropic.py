@@ -14,6 +14,7 @@ import asyncio
 import inspect
 from typing import Any
 
+from vqakit.models._backends import register_backend
 from vqakit.models._images import data_url
 from vqakit.models._messages import Completion, Message, Text, Usage, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
@@ -43,6 +44,26 @@ def to_anthropic(messages: list[Message], max_side: int | None) -> tuple[str | N
     return system or None, converted
 
 
+def _anthropic_unsupported(settings: GenerationSettings) -> list[str]:
+    problems = []
+    if settings.seed is not None:
+        problems.append("seed (Anthropic has none)")
+    if settings.reasoning_effort in ("none", "minimal"):
+        problems.append(f"reasoning_effort={settings.reasoning_effort} (Anthropic: low..max)")
+    return problems
+
+
+@register_backend(
+    "anthropic",
+    form="anthropic:<model>",
+    example="anthropic:claude-sonnet-4-5?thinking_budget=4000",
+    summary="Anthropic API; key from ANTHROPIC_API_KEY",
+    api=True,
+    keys=("ANTHROPIC_API_KEY",),
+    requires=("anthropic",),
+    install="pip install 'vqakit[anthropic]'",
+    unsupported=_anthropic_unsupported,
+)
 class AnthropicBackend:
     def __init__(
         self,

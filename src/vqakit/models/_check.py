@@ -8,35 +8,33 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vqakit.models._secrets import BACKEND_KEYS, api_key
+from vqakit.models._backends import backend_info
+from vqakit.models._secrets import api_key
 from vqakit.models._settings import check_supported
 from vqakit.models._spec import parse_model_spec
 
 HUB_TIMEOUT_S = 5.0  # one look-up at the hub; never a retry loop
 _HUB_ID = re.compile(r"[\w.-]+(/[\w.-]+)?")
-_PACKAGES = {
-    "anthropic": (("anthropic",), "pip install 'vqakit[anthropic]'"),
-    "gemini": (("google.genai",), "pip install 'vqakit[gemini]'"),
-    "hf": (("torch", "transformers"), "pip install 'vqakit[hf]'"),
-}
 
 
 def check_model_spec(text: str) -> None:
-    """Raise ValueError with a one-line reason when the spec cannot work here: bad form,
-    unknown backend or settings, a missing replay file or local folder, an `hf:` hub model that
-    is neither cached nor reachable (or HF_HUB_OFFLINE=1), a missing SDK or API key."""
+    """Raise ValueError with a one-line reason when the spec cannot work here: bad form, a key
+    inside it (`ModelSpecError`), unknown backend or settings, a missing SDK, the backend's own
+    check (a missing replay file or local folder, an `hf:` hub model that is neither cached nor
+    reachable, or HF_HUB_OFFLINE=1), a missing API key. What is checked is what the backend
+    registered (`register_backend`)."""
     spec = parse_model_spec(text)
+    info = backend_info(spec.backend)
     check_supported(spec.backend, spec.settings)
-    modules, install = _PACKAGES.get(spec.backend, ((), ""))
-    for module in modules:
+    for module in info.requires:
         if importlib.util.find_spec(module.split(".")[0]) is None or importlib.util.find_spec(module) is None:
-            raise ValueError(f"{spec.backend}: {module} is not installed ({install})")
-    if spec.backend == "replay" and not Path(spec.model).is_file():
-        raise ValueError(f"replay: file {spec.model} not found")
-    if spec.backend == "hf":
-        hf_load_options(spec.model)
-    if spec.backend in BACKEND_KEYS:
-        api_key(spec.backend, required=spec.backend != "openai-compatible")
+            raise ValueError(
+                f"{spec.backend}: {module} is not installed ({info.install or 'pip install ' + module})"
+            )
+    if info.check is not None:
+        info.check(spec)
+    if info.keys:
+        api_key(spec.backend, required=info.key_required)
 
 
 def _env_true(name: str) -> bool:

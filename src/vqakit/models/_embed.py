@@ -35,6 +35,7 @@ from vqakit.models._embed_api import EmbeddingsClient, parse_embedder_spec
 from vqakit.models._images import as_array, pixel_hash
 from vqakit.models._retry import RetryPolicy
 from vqakit.models._secrets import api_key
+from vqakit.models._spec import refuse_credentials
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +57,14 @@ def is_api_text_embedder(spec: str) -> bool:
 
 def check_text_embedder(spec: str, *, keys: bool = False) -> str:
     """`spec` when a text embedder takes it, else ValueError listing the forms. With `keys`, an
-    API spec whose key is missing from the environment is refused too (before a run, not in it)."""
+    API spec whose key is missing from the environment is refused too (before a run, not in it).
+    A spec that carries a key is refused (`ModelSpecError`), whatever its form."""
     if is_api_text_embedder(spec):
         parsed = parse_embedder_spec(spec)
         if keys:
             api_key(parsed.backend, required=parsed.backend == "openai")
         return spec
+    refuse_credentials(spec)
     if spec == "minilm" or (spec.startswith("sentence-transformers:") and spec.partition(":")[2]):
         return spec
     forms = ", ".join(form for form, _ in TEXT_EMBEDDER_FORMS)

@@ -3,7 +3,8 @@ server that has it (vLLM, Ollama, llama.cpp, LM Studio, text-embeddings-inferenc
 
 Specs: `openai:<model>` (e.g. `openai:text-embedding-3-small`; key from OPENAI_API_KEY, sent to
 OPENAI_BASE_URL when set, as for chat) and `openai-compatible:<base url>#<model>` (key from
-VQAKIT_API_KEY when the server needs one). Either may end in `?dimensions=N` for models that
+VQAKIT_API_KEY when the server needs one, or VQAKIT_API_BASIC_AUTH=user:password). A spec
+carrying a key is refused, as a chat model's is. Either may end in `?dimensions=N` for models that
 can shorten their vectors (text-embedding-3-*).
 
 Requests carry up to `batch_size` texts (default 128; OpenAI takes up to 2048 inputs and 300k
@@ -33,10 +34,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 
-from vqakit.models._openai import OPENAI_URL, _error_text
+from vqakit.models._backends import find_backend
+from vqakit.models._openai import OPENAI_URL, _error_text, authorization
 from vqakit.models._retry import BackendError, RetryPolicy, classify_status
-from vqakit.models._secrets import api_key, redact_secrets
-from vqakit.models._spec import parse_model_spec
+from vqakit.models._secrets import redact_secrets
+from vqakit.models._spec import parse_model_spec, refuse_credentials
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,7 @@ class EmbedderSpec:
 def parse_embedder_spec(text: str) -> EmbedderSpec:
     """`openai:<model>[?dimensions=N]` or `openai-compatible:<base url>#<model>[?dimensions=N]`;
     the part before the settings is read as a chat model spec is (`parse_model_spec`)."""
+    refuse_credentials(text, find_backend(text.strip().partition(":")[0]))
     if text.strip().partition(":")[0] not in ("openai", "openai-compatible"):
         raise ValueError(f"text embedder {text!r}: an embeddings API spec is openai: or openai-compatible:")
     head, hash_sign, tail = text.strip().rpartition("#")  # a base URL may carry its own ?query
@@ -98,7 +101,7 @@ class EmbeddingsClient:
         self.spec = spec
         parsed = parse_embedder_spec(spec)
         official = parsed.backend == "openai"
-        key = api_key(parsed.backend, required=official)
+        auth = authorization(parsed.backend, required=official)
         root = (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL) if official else str(parsed.base_url)
         url = urlsplit(root.rstrip("/"))
         self._https = url.scheme == "https"
@@ -113,7 +116,7 @@ class EmbeddingsClient:
         self._headers = {
             "Content-Type": "application/json",
             "Accept": "application/json",
-            **({"Authorization": f"Bearer {key}"} if key else {}),
+            **auth,
         }
         self._local = threading.local()  # one keep-alive connection per thread
         self._connections: list[HTTPConnection] = []

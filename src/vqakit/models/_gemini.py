@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from vqakit.models._backends import register_backend
 from vqakit.models._images import data_url
 from vqakit.models._messages import Completion, Message, Part, Text, Usage, Video, as_timed_images
 from vqakit.models._retry import BackendError, classify_status
@@ -37,6 +38,24 @@ class _WithVideo:
     parts: list[Any]
 
 
+def _gemini_unsupported(settings: GenerationSettings) -> list[str]:
+    if settings.reasoning_effort in ("none", "max"):
+        return [f"reasoning_effort={settings.reasoning_effort} (Gemini: minimal..xhigh)"]
+    return []
+
+
+@register_backend(
+    "gemini",
+    form="gemini:<model>",
+    example="gemini:gemini-2.5-pro",
+    summary="Gemini API; key from GEMINI_API_KEY or GOOGLE_API_KEY",
+    api=True,
+    keys=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    requires=("google.genai",),
+    install="pip install 'vqakit[gemini]'",
+    unsupported=_gemini_unsupported,
+    video="file",
+)
 class GeminiBackend:
     def __init__(
         self,

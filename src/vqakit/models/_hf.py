@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
+from vqakit.models._backends import register_backend
 from vqakit.models._check import hf_load_options
 from vqakit.models._messages import (
     Completion,
@@ -62,6 +63,20 @@ class _Request:
     settings_key: str = field(default="")
 
 
+def _check_hf(spec: ModelSpec) -> None:
+    hf_load_options(spec.model)  # a folder, or a hub id that is cached or reachable
+
+
+@register_backend(
+    "hf",
+    form="hf:<hub id or local folder>",
+    example="hf:HuggingFaceTB/SmolVLM2-256M-Video-Instruct?max_tokens=256",
+    summary="local transformers vision-language model (pip install 'vqakit[hf]'); loads from the "
+    "local cache or folder",
+    requires=("torch", "transformers"),
+    install="pip install 'vqakit[hf]'",
+    check=_check_hf,
+)
 class HFBackend:
     def __init__(
         self,
@@ -71,7 +86,11 @@ class HFBackend:
         dtype: str = "auto",
         batch_size: int = 4,
         batch_wait_s: float = 0.05,
+        request_timeout_s: float | None = None,
+        image_max_side: int | None = None,
     ) -> None:
+        """`request_timeout_s` and `image_max_side` are not used: generation here has no request
+        to time out, and a local model takes images at their own size."""
         load_options = hf_load_options(spec.model)  # before torch: a missing model fails fast
         try:
             import torch

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any, Literal
 
+from vqakit.models._secrets import redact_known, redact_secrets
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -195,9 +197,18 @@ class CallError:
     type: str
     message: str
 
+    def __post_init__(self) -> None:
+        # however it was made, an error text holds no key (`redact_secrets`)
+        object.__setattr__(self, "message", redact_secrets(self.message))
+
 
 @dataclass(frozen=True)
 class Completion:
+    """A model's reply, or why there is none. Every reply becomes one of these (from a backend,
+    a batch, the response cache or a journal), and none holds a known key value: a server that
+    echoes the key in its reply has it replaced by `[redacted]` here, before the reply can be
+    cached, journaled or written to a run (`redact_known`)."""
+
     text: str | None
     model: str
     reasoning: str | None = None  # separated thinking text, when the backend returns it
@@ -207,6 +218,12 @@ class Completion:
     error: CallError | None = None
     cached: bool = False
     attempts: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("text", "reasoning"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value:
+                object.__setattr__(self, name, redact_known(value))
 
     @property
     def ok(self) -> bool:

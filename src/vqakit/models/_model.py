@@ -7,13 +7,13 @@ Calls never raise for model or network failures: a `Completion` comes back with 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Protocol
 
+from vqakit.models._backends import backend_info
 from vqakit.models._cache import ResponseCache, cache_key
 from vqakit.models._events import RetryEvent, tell
 from vqakit.models._images import image_encoding, shrunk_size
@@ -27,7 +27,6 @@ log = logging.getLogger(__name__)
 
 TRUNCATED = ("length", "max_tokens")  # finish reasons of a reply cut at the token limit
 REFUSED = ("refused", "content_filter")
-LOCAL = ("hf", "replay")  # same request, same reply: an empty reply is not asked again
 
 ReplyCheck = Callable[[Completion], "str | None"]
 """What a caller checks a reply with before it counts (a judge's verdict, a step's JSON):
@@ -41,9 +40,12 @@ def passes(completion: Completion, check: ReplyCheck | None) -> bool:
 
 
 class Backend(Protocol):
-    """A model endpoint. `prepare` does the CPU work (encoding images, building the payload)
-    outside the concurrency gate so that it overlaps with requests in flight; `send` is the
-    network (or compute) part and may raise `BackendError`."""
+    """A model endpoint, made by its registered factory (`register_backend`) as
+    `factory(spec, request_timeout_s=..., image_max_side=..., **backend_options)`. `prepare` does
+    the CPU work (encoding images, building the payload) outside the concurrency gate so that it
+    overlaps with requests in flight; `send` is the network (or compute) part and may raise
+    `BackendError`. An optional `async close()` closes its connections; an `image_max_side`
+    attribute says it encodes images at that size (`Model.image_encoding`)."""
 
     def prepare(
         self, messages: list[Message], settings: GenerationSettings, sample_id: str | None
@@ -52,37 +54,19 @@ class Backend(Protocol):
     async def send(self, request: Any) -> Completion: ...
 
 
-# API backends: (module, class); each is imported only when a model of its kind is made
-API_BACKENDS = {
-    "openai": ("_openai", "OpenAIBackend"),
-    "openai-compatible": ("_openai", "OpenAIBackend"),
-    "anthropic": ("_anthropic", "AnthropicBackend"),
-    "gemini": ("_gemini", "GeminiBackend"),
-}
-
-
 def make_backend(
     spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None, options: dict[str, Any]
 ) -> Backend:
-    if spec.backend in API_BACKENDS:
-        module, name = API_BACKENDS[spec.backend]
-        backend = getattr(importlib.import_module(f"vqakit.models.{module}"), name)
-        return backend(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options)
-    if spec.backend == "hf":
-        from vqakit.models._hf import HFBackend
-
-        return HFBackend(spec, **options)  # fails in seconds when the model cannot be had
-    if spec.backend == "replay":
-        from vqakit.models._replay import ReplayBackend
-
-        return ReplayBackend(spec)
-    raise ValueError(f"no backend for {spec.backend!r}")
+    """The registered backend of `spec.backend`, made by its factory (`register_backend`); heavy
+    SDKs are imported by the factory, so only the backend in use loads them."""
+    factory = backend_info(spec.backend).factory
+    return factory(spec, request_timeout_s=request_timeout_s, image_max_side=image_max_side, **options)
 
 
 def sent_encoding(spec: str | None, image_max_side: int | None = 768) -> dict[str, Any] | None:
     """How a model of this spec is sent images (`image_encoding`), without making the model: None
     for backends that take pixels (local models, replay) and for no model."""
-    if spec is None or parse_model_spec(spec).backend not in API_BACKENDS:
+    if spec is None or not backend_info(parse_model_spec(spec).backend).api:
         return None
     return image_encoding(image_max_side)
 
@@ -113,6 +97,7 @@ class Model:
         merged = parsed.settings.merged(as_settings(params)).merged(as_settings(settings))
         check_supported(parsed.backend, merged)
         self.spec: ModelSpec = replace(parsed, settings=merged)  # str(model): every setting in it
+        self.info = backend_info(parsed.backend)
         self.backend = make_backend(
             self.spec,
             request_timeout_s=request_timeout_s,
@@ -192,7 +177,7 @@ class Model:
             limit = f"{images} images exceed this model's limit of {self.max_images}"
             return self._error("too_many_images", limit)
         key = None
-        if self.cache is not None and self._deterministic(effective) and self.spec.backend != "replay":
+        if self.cache is not None and self._deterministic(effective) and self.info.cached:
             wire = {**effective.given(), "image_max_side": self.image_max_side}
             key = cache_key(self._cache_spec, wire, sent)
             if (hit := self.cache.get(key)) is not None and passes(hit, check):
@@ -220,7 +205,9 @@ class Model:
                 request = await asyncio.to_thread(self.backend.prepare, messages, settings, sample_id)
             else:
                 request = self.backend.prepare(messages, settings, sample_id)
-            retry_empty = self.spec.backend not in LOCAL or not self._deterministic(settings)
+            # a local model or a replay gives the same reply to the same request: an empty one
+            # is asked again only where the reply can differ
+            retry_empty = self.info.api or not self._deterministic(settings)
             return await self._send_with_retries(request, sending, settings, retry_empty, sample_id)
 
     def _unusable(self, completion: Completion, settings: GenerationSettings) -> CallError | None:

@@ -13,10 +13,12 @@ is a hint there). Thinking text comes back from `reasoning_content` or `reasonin
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 from typing import Any
 
+from vqakit.models._backends import register_backend
 from vqakit.models._images import data_url
 from vqakit.models._messages import (
     Completion,
@@ -29,7 +31,7 @@ from vqakit.models._messages import (
     split_think_tags,
 )
 from vqakit.models._retry import BackendError, classify_status
-from vqakit.models._secrets import api_key
+from vqakit.models._secrets import BASIC_AUTH_VARIABLE, api_key
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
 from vqakit.models._video import openai_video
@@ -59,6 +61,54 @@ def _content(part: Part, image_max_side: int | None) -> list[dict[str, Any]]:
     ]
 
 
+COMPATIBLE_KEY_HELP = (
+    "set VQAKIT_API_KEY (sent as a Bearer token), or VQAKIT_API_BASIC_AUTH=user:password for a "
+    "server behind basic auth, in the environment"
+)
+
+
+def authorization(backend: str, *, required: bool) -> dict[str, str]:
+    """The Authorization header for this backend's key (Bearer), or for an OpenAI-compatible
+    server without one, basic auth from VQAKIT_API_BASIC_AUTH (`user:password`); none when
+    neither is set."""
+    key = api_key(backend, required=required)
+    if key:
+        return {"Authorization": f"Bearer {key}"}
+    basic = os.environ.get(BASIC_AUTH_VARIABLE, "").strip() if backend == "openai-compatible" else ""
+    if basic:
+        if ":" not in basic:
+            raise ValueError(f"{BASIC_AUTH_VARIABLE}: use user:password")
+        return {"Authorization": f"Basic {base64.b64encode(basic.encode()).decode('ascii')}"}
+    return {}
+
+
+def _openai_unsupported(settings: GenerationSettings) -> list[str]:
+    return ["thinking/thinking_budget (OpenAI takes reasoning_effort)"] if settings.thinks is not None else []
+
+
+# registered in this order: `vqakit models` lists openai first
+@register_backend(
+    "openai-compatible",
+    form="openai-compatible:<base_url>#<model>",
+    example="openai-compatible:http://localhost:8000/v1#Qwen/Qwen3-8B?thinking=false&temperature=0.6",
+    summary="any OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter); "
+    "key from VQAKIT_API_KEY if the server needs one (or VQAKIT_API_BASIC_AUTH=user:password)",
+    api=True,
+    base_url=True,
+    keys=("VQAKIT_API_KEY",),
+    key_required=False,
+    key_help=COMPATIBLE_KEY_HELP,
+    video="clip",
+)
+@register_backend(
+    "openai",
+    form="openai:<model>",
+    example="openai:o4-mini?reasoning_effort=high&max_tokens=8000",
+    summary="OpenAI API; key from OPENAI_API_KEY",
+    api=True,
+    keys=("OPENAI_API_KEY",),
+    unsupported=_openai_unsupported,
+)
 class OpenAIBackend:
     """One chat-completions endpoint over a lean aiohttp client.
 
@@ -71,7 +121,7 @@ class OpenAIBackend:
     def __init__(self, spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None) -> None:
         """`openai:` goes to OPENAI_BASE_URL when set (as with OpenAI's SDK), else OpenAI's API."""
         self.official = spec.backend == "openai"
-        key = api_key(spec.backend, required=self.official)
+        auth = authorization(spec.backend, required=self.official)
         root = (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL) if self.official else str(spec.base_url)
         self.url = f"{root.rstrip('/')}/chat/completions"
         self.spec = spec
@@ -79,7 +129,7 @@ class OpenAIBackend:
         self.request_timeout_s = request_timeout_s
         self._headers = {
             "Content-Type": "application/json",
-            **({"Authorization": f"Bearer {key}"} if key else {}),
+            **auth,
         }
         self._sessions: dict[int, Any] = {}  # one session per event loop: connection pools are loop-bound
 

@@ -5,16 +5,34 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from vqakit.files import InputError, read_table
+from vqakit.models._backends import register_backend
 from vqakit.models._messages import Completion, Message
 from vqakit.models._retry import BackendError
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import ModelSpec
 
 
+def _check_replay(spec: ModelSpec) -> None:
+    if not Path(spec.model).is_file():
+        raise ValueError(f"replay: file {spec.model} not found")
+
+
+@register_backend(
+    "replay",
+    form="replay:<file.jsonl>",
+    example="replay:runs/recorded.jsonl",
+    summary='replays {"sample_id", "reply"} lines',
+    check=_check_replay,
+    video="clip",  # it replays recorded replies whatever was sent, so it takes either
+    cached=False,  # the file is the record
+)
 class ReplayBackend:
-    def __init__(self, spec: ModelSpec) -> None:
+    def __init__(self, spec: ModelSpec, **options: Any) -> None:
+        """`options` (the request time limit, image size, backend options) do not change a
+        recorded reply and are not used."""
         path = Path(spec.model)
         self.spec = spec
         self.replies: dict[str, tuple[str, float]] = {}

@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl, quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from vqakit.models._backends import find_backend
+
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 # defaults where an API or a local model needs a number and the user gave none
@@ -146,18 +148,10 @@ def settings_query(settings: GenerationSettings) -> str:
 
 
 def unsupported(backend: str, settings: GenerationSettings) -> list[str]:
-    """Settings this backend cannot send (a run asking for them would not get them)."""
-    problems = []
-    if backend == "openai" and settings.thinks is not None:
-        problems.append("thinking/thinking_budget (OpenAI takes reasoning_effort)")
-    if backend == "anthropic":
-        if settings.seed is not None:
-            problems.append("seed (Anthropic has none)")
-        if settings.reasoning_effort in ("none", "minimal"):
-            problems.append(f"reasoning_effort={settings.reasoning_effort} (Anthropic: low..max)")
-    if backend == "gemini" and settings.reasoning_effort in ("none", "max"):
-        problems.append(f"reasoning_effort={settings.reasoning_effort} (Gemini: minimal..xhigh)")
-    return problems
+    """Settings this backend cannot send (a run asking for them would not get them), as its
+    registration says (`register_backend(unsupported=...)`)."""
+    info = find_backend(backend)
+    return info.unsupported(settings) if info is not None and info.unsupported is not None else []
 
 
 def check_supported(backend: str, settings: GenerationSettings) -> None:

@@ -1,59 +1,65 @@
 """Model spec strings, parsed in exactly one place.
 
-`backend:model[?settings]`: generation settings follow the model name as a query string
+`backend:model[?settings]`, or `backend:<base url>#model[?settings]` for backends registered
+with `base_url=True` (`_backends`): generation settings follow the model name as a query string
 (`openai:o4-mini?reasoning_effort=high&max_tokens=8000`); `str(spec)` writes them back in a
-stable order, so the string serves as an id.
+stable order, so the string serves as an id. A spec never carries a key (`credential_in_spec`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
+from vqakit.models._backends import BackendInfo, backends, find_backend
+from vqakit.models._secrets import credential_in_spec
 from vqakit.models._settings import GenerationSettings, parse_settings_query, settings_query
 
-SPEC_FORMS = (
-    (
-        "openai:<model>",
-        "openai:o4-mini?reasoning_effort=high&max_tokens=8000",
-        "OpenAI API; key from OPENAI_API_KEY",
-    ),
-    (
-        "openai-compatible:<base_url>#<model>",
-        "openai-compatible:http://localhost:8000/v1#Qwen/Qwen3-8B?thinking=false&temperature=0.6",
-        "any OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp, LM Studio, OpenRouter); "
-        "key from VQAKIT_API_KEY if the server needs one",
-    ),
-    (
-        "anthropic:<model>",
-        "anthropic:claude-sonnet-4-5?thinking_budget=4000",
-        "Anthropic API; key from ANTHROPIC_API_KEY",
-    ),
-    ("gemini:<model>", "gemini:gemini-2.5-pro", "Gemini API; key from GEMINI_API_KEY or GOOGLE_API_KEY"),
-    (
-        "hf:<hub id or local folder>",
-        "hf:HuggingFaceTB/SmolVLM2-256M-Video-Instruct?max_tokens=256",
-        "local transformers vision-language model (pip install 'vqakit[hf]'); loads from the local "
-        "cache or folder",
-    ),
-    ("replay:<file.jsonl>", "replay:runs/recorded.jsonl", 'replays {"sample_id", "reply"} lines'),
-    (
-        "<any form>?key=value&...",
-        "openai:gpt-4o-mini?temperature=0&max_tokens=512&system=Answer%20briefly.",
-        "generation settings after the model name: temperature, top_p, max_tokens, seed, system, stop "
-        "(may repeat), reasoning_effort, thinking_budget (0 = off), thinking (true/false)",
-    ),
+SETTINGS_FORM = (
+    "<any form>?key=value&...",
+    "openai:gpt-4o-mini?temperature=0&max_tokens=512&system=Answer%20briefly.",
+    "generation settings after the model name: temperature, top_p, max_tokens, seed, system, stop "
+    "(may repeat), reasoning_effort, thinking_budget (0 = off), thinking (true/false)",
 )
+
+
+class ModelSpecError(ValueError):
+    """A string that is not a usable model spec (bad form, unknown backend, bad settings, a key
+    inside it): a mistake in the command, said before anything is written."""
+
+
+def spec_forms() -> list[tuple[str, str, str]]:
+    """(form, example, what it is) of every registered backend, then the settings form."""
+    return [(info.form, info.example, info.summary) for info in backends().values()] + [SETTINGS_FORM]
+
+
+class _SpecForms(Sequence[tuple[str, str, str]]):
+    """`spec_forms()`, read when iterated (plug-in backends are listed once registered)."""
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, str, str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[str, str, str]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[str, str, str] | Sequence[tuple[str, str, str]]:
+        return spec_forms()[index]
+
+    def __len__(self) -> int:
+        return len(spec_forms())
+
+
+SPEC_FORMS: Sequence[tuple[str, str, str]] = _SpecForms()
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    backend: str  # "openai", "openai-compatible", "anthropic", "gemini", "hf", "replay"
+    backend: str  # a registered backend: "openai", "openai-compatible", "anthropic", "hf", ...
     model: str  # model name, or the replay file
-    base_url: str | None = None
+    base_url: str | None = None  # for backends whose spec carries one
     settings: GenerationSettings = field(default_factory=GenerationSettings)
 
     def __str__(self) -> str:
-        if self.backend == "openai-compatible":
+        if self.base_url is not None:
             text = f"{self.backend}:{self.base_url}#{self.model}"
         else:
             text = f"{self.backend}:{self.model}"
@@ -61,28 +67,41 @@ class ModelSpec:
         return f"{text}?{query}" if query else text
 
 
+def refuse_credentials(text: str, info: BackendInfo | None = None) -> None:
+    """ModelSpecError when `text` carries a key (see `credential_in_spec`), saying how to give
+    the key instead; the message never repeats the spec."""
+    where = credential_in_spec(text)
+    if where is None:
+        return
+    how = info.how_to_give_a_key() if info is not None else "set the backend's key variable (`vqakit models`)"
+    raise ModelSpecError(f"a model spec cannot carry a key ({where}): specs are stored with every run; {how}")
+
+
 def parse_model_spec(text: str) -> ModelSpec:
+    """The spec `text` names; ModelSpecError when it is not one (or carries a key)."""
     backend, sep, rest = text.strip().partition(":")
+    info = find_backend(backend) if sep else None
+    refuse_credentials(text, info)
     if not sep or not rest:
-        raise ValueError(f"model spec {text!r} needs the form backend:model; known forms: {_forms()}")
+        raise ModelSpecError(f"model spec {text!r} needs the form backend:model; known forms: {_forms()}")
+    if info is None:
+        raise ModelSpecError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
     base_url = None
-    if backend == "openai-compatible":
+    if info.base_url:
         # the base URL may carry its own query (?api-version=...): settings follow the model
         base_url, hash_sign, rest = rest.rpartition("#")
         if not hash_sign or not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"model spec {text!r}: use openai-compatible:<http(s) base url>#<model>")
+            raise ModelSpecError(f"model spec {text!r}: use {backend}:<http(s) base url>#<model>")
         base_url = base_url.rstrip("/")
-    elif backend not in ("openai", "anthropic", "gemini", "replay", "hf"):
-        raise ValueError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
     model, question, query = rest.partition("?")
     if not model:
-        raise ValueError(f"model spec {text!r} names no model; known forms: {_forms()}")
+        raise ModelSpecError(f"model spec {text!r} names no model; known forms: {_forms()}")
     try:
         settings = parse_settings_query(query) if question else GenerationSettings()
     except ValueError as error:
-        raise ValueError(f"model spec {text!r}: {error}") from None
+        raise ModelSpecError(f"model spec {text!r}: {error}") from None
     return ModelSpec(backend, model, base_url, settings)
 
 
 def _forms() -> str:
-    return ", ".join(form for form, _, _ in SPEC_FORMS)
+    return ", ".join(form for form, _, _ in spec_forms())

@@ -6,7 +6,8 @@
 - Gemini takes the source file through its file API, with `video_metadata` (start and end
   offsets, frame rate) saying which part to look at, so nothing is cut.
 
-`video_input(backend)` says which of the two a backend takes (`clip`, `file`), or None.
+`video_input(backend)` says which of the two a backend takes (`clip`, `file`), or None, as its
+registration says (`register_backend(video=...)`); `VIDEO_INPUT` maps every such backend.
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from vqakit.models._backends import VIDEO_INPUT, find_backend
 from vqakit.models._messages import Video
 
-# backend -> what it takes of a video: the cut clip, or the source file with offsets. `replay:`
-# replays recorded replies whatever was sent, so it takes either.
-VIDEO_INPUT = {"openai-compatible": "clip", "gemini": "file", "replay": "clip"}
+__all__ = ["VIDEO_INPUT", "offset", "openai_video", "video_input"]
 
 
 def video_input(backend: str) -> str | None:
     """`clip`, `file`, or None when the backend takes frames only."""
-    return VIDEO_INPUT.get(backend)
+    info = find_backend(backend)
+    return info.video if info is not None else None
 
 
 def openai_video(part: Video) -> dict[str, Any]:

@@ -48,12 +48,12 @@ def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
 
 
 def _check_model(spec: str, role: str) -> None:
-    from vqakit.models import check_model_spec
+    from vqakit.models import check_model_spec, redact_secrets
 
     try:
         check_model_spec(spec)
-    except ValueError as error:
-        raise RunSetupError(f"{role} {spec!r}: {error}") from None
+    except ValueError as error:  # a spec refused for the key in it is not printed with the key
+        raise RunSetupError(f"{role} {redact_secrets(spec)!r}: {error}") from None
 
 
 def _check_settings(spec: str, settings: dict[str, Any], role: str) -> None:
