@@ -56,7 +56,9 @@ def index(
     store: str | None,
     out: Path | None,
 ) -> None:
-    """Embed BENCH's passages and clips for retrieval; only new or changed items are embedded."""
+    """Embed BENCH's passages and clips for retrieval; only new or changed items are embedded.
+
+    Two of these on the same index take turns: the second waits, then reuses what the first wrote."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.retrieval import index_benchmark
 
@@ -72,6 +74,7 @@ def index(
             ivf_lists=ivf_lists,
             store=store,
             on_progress=lambda what, done, total: update(done, total, 0, what),
+            on_wait=update.line,
         )
     click.echo(f"index of {benchmark.card.name} ({settings.store} store) -> {folder}")
     for name, table in built.tables.items():

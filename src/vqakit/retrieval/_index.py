@@ -13,7 +13,8 @@ model that scores frames inside retrieved clips, e.g. MetaCLIP while CLIP retrie
 its own space; and `index.json` (settings and counts). Every row carries a content key
 (embedder spec plus what was embedded: text bytes, or video path, size, mtime and window), so
 indexing again embeds only new or changed items and drops rows whose item left the corpus; a
-clip is decoded once for all the frame tables that need it.
+clip is decoded once for all the frame tables that need it. One process writes an index folder
+at a time (`_lock.IndexLock`): another waits, then embeds only what is still missing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 
 from vqakit.files import write_text_atomic
 from vqakit.retrieval._frames import digest, frames_table, index_clips
+from vqakit.retrieval._lock import IndexLock
 from vqakit.retrieval._store import Row, VectorTable
 from vqakit.schema import Benchmark, Passage
 
@@ -166,15 +168,40 @@ def build_index(
     image_embedder: Any = None,
     localize_embedders: dict[str, Any] | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> tuple[CorpusIndex, IndexReport]:
     """Index the benchmark's corpora into `folder`, embedding only what is new or changed.
 
     Embedders are created from `settings` when not given (`localize_embedders`: loaded ones by
-    spec), and only if something needs them.
+    spec), and only if something needs them. One writer at a time: another process writing the
+    same folder is waited for (`on_wait` hears one line when that takes more than a moment), and
+    what it wrote is reused.
     """
+    with IndexLock(Path(folder), on_wait=on_wait or log.info):
+        return _build_index(
+            benchmark,
+            Path(folder),
+            settings,
+            text_embedder=text_embedder,
+            image_embedder=image_embedder,
+            localize_embedders=localize_embedders,
+            on_progress=on_progress,
+        )
+
+
+def _build_index(
+    benchmark: Benchmark,
+    folder: Path,
+    settings: IndexSettings,
+    *,
+    text_embedder: Any,
+    image_embedder: Any,
+    localize_embedders: dict[str, Any] | None,
+    on_progress: Callable[[str, int, int], None] | None,
+) -> tuple[CorpusIndex, IndexReport]:
+    """`build_index` inside the folder's lock."""
     from vqakit.models import EmbeddingCache
 
-    folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     index = CorpusIndex(folder, store=settings.store)  # a new store starts empty (embeddings are cached)
     report = IndexReport()
@@ -256,21 +283,34 @@ def index_benchmark(
     store: str | None = None,
     localize_embedders: tuple[str, ...] | None = None,
     on_progress: Callable[[str, int, int], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> tuple[Path, IndexSettings, CorpusIndex, IndexReport]:
     """`vqakit index`: bring the benchmark's index up to date in `folder` (default: the
     benchmark's folder in the vqakit cache, where eval looks). Embedders, localize embedders, IVF
     lists and store not given (None) are the ones the index was built with; `localize_embedders=()`
-    drops the frame tables of every localize embedder."""
+    drops the frame tables of every localize embedder. Another process writing the same index is
+    waited for (`on_wait` hears why), then what it wrote is read and reused."""
     folder = Path(folder) if folder is not None else default_index_folder(benchmark)
-    stored = CorpusIndex(folder).settings
-    settings = IndexSettings(
-        text_embedder=text_embedder or stored.text_embedder,
-        image_embedder=image_embedder or stored.image_embedder,
-        fps=fps,
-        frame_side=frame_side,
-        ivf_lists=ivf_lists or stored.ivf_lists,
-        store=store or stored.store,
-        localize_embedders=stored.localize_embedders if localize_embedders is None else localize_embedders,
-    )
-    built, report = build_index(benchmark, folder, settings, on_progress=on_progress)
+    with IndexLock(folder, on_wait=on_wait or log.info):  # the stored settings too: read once it is free
+        stored = CorpusIndex(folder).settings
+        if localize_embedders is None:
+            localize_embedders = stored.localize_embedders
+        settings = IndexSettings(
+            text_embedder=text_embedder or stored.text_embedder,
+            image_embedder=image_embedder or stored.image_embedder,
+            fps=fps,
+            frame_side=frame_side,
+            ivf_lists=ivf_lists or stored.ivf_lists,
+            store=store or stored.store,
+            localize_embedders=localize_embedders,
+        )
+        built, report = _build_index(
+            benchmark,
+            folder,
+            settings,
+            text_embedder=None,
+            image_embedder=None,
+            localize_embedders=None,
+            on_progress=on_progress,
+        )
     return folder, settings, built, report
