@@ -1,10 +1,16 @@
 """A loopback fake of OpenAI's Files + Batches endpoints and Anthropic's Message Batches, for
 tests: a test double at the HTTP boundary, nothing here is a model.
 
-- OpenAI: `POST /v1/files` (multipart, purpose=batch), `POST /v1/batches`, `GET /v1/batches/{id}`,
-  `GET /v1/files/{id}/content`; Anthropic: `POST /v1/messages/batches`,
-  `GET /v1/messages/batches/{id}`, `GET /v1/messages/batches/{id}/results`. Plain
-  `POST /v1/chat/completions` and `POST /v1/messages` are answered too (calls sent one by one).
+- OpenAI: `POST /v1/files` (multipart, purpose=batch), `POST /v1/batches` (with its `metadata`
+  kept), `GET /v1/batches/{id}`, `GET /v1/batches?limit=&after=` (newest first, `{"object":
+  "list", "data", "first_id", "last_id", "has_more"}`), `GET /v1/files/{id}/content`; Anthropic:
+  `POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`,
+  `GET /v1/messages/batches/{id}/results`, `GET /v1/messages/batches?limit=&after_id=` (newest
+  first, `{"data", "first_id", "last_id", "has_more"}`). Plain `POST /v1/chat/completions` and
+  `POST /v1/messages` are answered too (calls sent one by one).
+- `hold_creates`: a batch creation is recorded (and saved) at once, but its reply waits until
+  `released` is set: a client killed while it waits is one the provider accepted a batch from
+  and that never learnt its id.
 - A batch ends at its `polls_to_end`-th poll (changeable while running), as `end_as`
   ("completed", "expired" or, for OpenAI, "failed"); requests whose body contains one of the
   `fail` strings come back as errors (HTTP 400 / `invalid_request_error`).
@@ -19,11 +25,13 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from fake_server import chat_reply, reply_for
 
@@ -61,6 +69,7 @@ class FakeBatchServer:
         reply: Callable[[str], str] | None = None,
         end_as: str = "completed",
         batch_api: bool = True,
+        hold_creates: bool = False,
     ) -> None:
         self.state_path = state
         self.polls_to_end = polls_to_end
@@ -68,6 +77,8 @@ class FakeBatchServer:
         self.reply = reply or (lambda prompt: "yes")
         self.end_as = end_as
         self.batch_api = batch_api
+        self.hold_creates = hold_creates
+        self.released = threading.Event()  # set: held creation replies go out
         self.lock = threading.Lock()
         self.seen: list[dict[str, Any]] = []  # method, path and headers of every request
         self.state: dict[str, Any] = {"next": 1, "files": {}, "batches": {}, "uploads": 0, "creates": 0}
@@ -83,16 +94,19 @@ class FakeBatchServer:
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = self.path.split("?")[0]
                 with server.lock:
                     server.seen.append({"method": "POST", "path": self.path, "headers": dict(self.headers)})
-                    status, payload = server.post(self.path.split("?")[0], raw, self.headers)
+                    status, payload = server.post(path, raw, self.headers)
                     server.save()
+                if server.hold_creates and status == 200 and path in ("/v1/batches", "/v1/messages/batches"):
+                    server.released.wait(60)
                 self.send(status, payload)
 
             def do_GET(self) -> None:
                 with server.lock:
                     server.seen.append({"method": "GET", "path": self.path, "headers": dict(self.headers)})
-                    status, payload = server.get(self.path.split("?")[0])
+                    status, payload = server.get(self.path)
                     server.save()
                 self.send(status, payload)
 
@@ -104,8 +118,11 @@ class FakeBatchServer:
                     "application/octet-stream" if isinstance(payload, bytes) else "application/json",
                 )
                 self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client is gone (killed while it waited)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -172,10 +189,16 @@ class FakeBatchServer:
             return self._anthropic_create(json.loads(raw))
         return 404, {"error": {"message": f"no route {path}"}}
 
-    def get(self, path: str) -> tuple[int, dict | bytes]:
+    def get(self, target: str) -> tuple[int, dict | bytes]:
+        url = urlsplit(target)
+        path, query = url.path, {key: values[-1] for key, values in parse_qs(url.query).items()}
         parts = path.strip("/").split("/")
         if not self.batch_api:
             return 404, {"error": {"message": f"no route {path}"}}
+        if path == "/v1/batches":
+            return 200, {"object": "list", **self._list("openai", query, "after")}
+        if path == "/v1/messages/batches":
+            return 200, self._list("anthropic", query, "after_id")
         if parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
             content = self.state["files"].get(parts[2])
             return (
@@ -194,10 +217,27 @@ class FakeBatchServer:
             self._end(batch)
         elif not batch["_ended"] and batch["_kind"] == "openai":
             batch["status"] = "in_progress"
+        return 200, self._public(batch)
+
+    def _public(self, batch: dict[str, Any]) -> dict[str, Any]:
         public = {key: value for key, value in batch.items() if not key.startswith("_")}
         if batch["_kind"] == "anthropic" and batch["_ended"]:
             public["results_url"] = f"{self.root}/v1/messages/batches/{batch['id']}/results"
-        return 200, public
+        return public
+
+    def _list(self, kind: str, query: dict[str, str], cursor: str) -> dict[str, Any]:
+        """One page of the provider's batches, newest first, after the cursor's batch."""
+        newest_first = [batch for batch in reversed(self.batches()) if batch["_kind"] == kind]
+        ids = [batch["id"] for batch in newest_first]
+        start = ids.index(query[cursor]) + 1 if query.get(cursor) in ids else 0
+        limit = int(query.get("limit") or 20)
+        page = newest_first[start : start + limit]
+        return {
+            "data": [self._public(batch) for batch in page],
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+            "has_more": start + limit < len(newest_first),
+        }
 
     def _openai_create(self, body: dict[str, Any]) -> tuple[int, dict]:
         content = self.state["files"].get(body.get("input_file_id"))
@@ -222,7 +262,7 @@ class FakeBatchServer:
             "output_file_id": None,
             "error_file_id": None,
             "errors": None,
-            "created_at": 0,
+            "created_at": int(time.time()),
             "metadata": body.get("metadata"),
             "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
             "_kind": "openai",
@@ -255,7 +295,7 @@ class FakeBatchServer:
                 "expired": 0,
             },
             "ended_at": None,
-            "created_at": NOW,
+            "created_at": datetime.now(UTC).isoformat(),
             "expires_at": NOW,
             "archived_at": None,
             "cancel_initiated_at": None,

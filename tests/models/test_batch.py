@@ -100,7 +100,15 @@ def test_openai_batch_wire_shape(tmp_path, monkeypatch):
     assert line["method"] == "POST" and line["url"] == "/v1/chat/completions"
     assert line["body"]["model"] == "gpt-test" and line["body"]["max_completion_tokens"] == 5
     assert line["body"]["messages"] == [{"role": "user", "content": "hello"}]
-    assert server.batches()[0]["metadata"] == {"source": "vqakit"}
+    # tagged with the intent journaled before the upload: its id and the digest of the requests
+    intent, submitted = [json.loads(line) for line in (tmp_path / "judge_batches.jsonl").open()][:2]
+    assert intent["event"] == "intent" and submitted["event"] == "submitted"
+    assert submitted["intent"] == intent["intent"] and len(intent["digest"]) == 64
+    assert server.batches()[0]["metadata"] == {
+        "source": "vqakit",
+        "vqakit_intent": intent["intent"],
+        "vqakit_digest": intent["digest"],
+    }
     posts = [seen for seen in server.seen if seen["path"] == "/v1/files"]
     assert posts[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
     assert posts[0]["headers"]["Content-Type"].startswith("multipart/form-data")
@@ -177,7 +185,7 @@ def test_a_new_process_polls_the_same_batch_and_never_fetches_twice(provider, tm
         assert len(server.seen) == seen  # answered from the run folder: not one request
         assert sum(batch["_downloads"] for batch in server.batches()) == downloads
     events = [json.loads(line)["event"] for line in (run_folder / "judge_batches.jsonl").open()]
-    assert events == ["submitted", "ended"]
+    assert events == ["intent", "submitted", "ended"]
 
 
 def test_failures_are_asked_again_by_a_new_process(tmp_path, monkeypatch):
@@ -263,8 +271,11 @@ def test_a_refused_submission_is_every_calls_error(tmp_path, monkeypatch):
         answers, deferred = run(main())
     assert deferred == [] and [a.error.type for a in answers] == ["auth", "auth"]
     assert all(SECRET not in a.error.message for a in answers)
-    assert not (tmp_path / "judge_batches.jsonl").exists()  # no batch was made
+    lines = [json.loads(line) for line in (tmp_path / "judge_batches.jsonl").open()]
+    assert [line["event"] for line in lines] == ["intent", "unsent"]  # no batch was made
+    assert "auth" in lines[1]["why"]
     assert SECRET not in (tmp_path / "judge_batch_results.jsonl").read_text()
+    assert SECRET not in (tmp_path / "judge_batches.jsonl").read_text()
 
 
 def test_batches_are_split_at_the_providers_limits():

@@ -81,7 +81,7 @@ def test_judges_grade_through_one_batch(tmp_path, monkeypatch, provider):
         failed = found[("open", FAILING.id)]
         assert failed["verdict"] is None and "scripted failure" in failed["error"]
         assert all(found[("open", s.id)]["verdict"] is True for s in OPEN if s is not FAILING)
-        assert events(folder) == ["submitted", "ended"]
+        assert events(folder) == ["intent", "submitted", "ended"]
         assert any("submitted batch" in note for note in notes)
         scores = {row["sample_id"]: row for row in map(json.loads, (folder / "scores.jsonl").open())}
         assert scores[FAILING.id]["correct"] is None and scores[OPEN[0].id]["correct"] is True
@@ -101,14 +101,14 @@ def test_submit_now_collect_later(tmp_path, monkeypatch):
         run = config(tmp_path, monkeypatch, server, judge_batch_wait=False)
         first = run_eval(run, folder)
     assert first.judgments_pending == len(OPEN) and first.results["judgments_pending"] == len(OPEN)
-    assert judgments(folder) == {} and events(folder) == ["submitted"]
+    assert judgments(folder) == {} and events(folder) == ["intent", "submitted"]
     for polls in (2, 3):  # a later process each time, the provider restarted on another port
         with FakeBatchServer(state, polls_to_end=3) as server:
             monkeypatch.setenv("OPENAI_BASE_URL", server.url)
             later = run_eval(run, folder)
         assert server.creates == 1 and server.batches()[0]["_polls"] == polls
     assert later.judgments_pending == 0 and "judgments_pending" not in later.results
-    assert len(judgments(folder)) == len(OPEN) and events(folder) == ["submitted", "ended"]
+    assert len(judgments(folder)) == len(OPEN) and events(folder) == ["intent", "submitted", "ended"]
 
 
 def test_outstanding_batches_are_collected_without_the_flag(tmp_path, monkeypatch):
@@ -144,7 +144,7 @@ def test_a_run_killed_mid_batch_polls_the_same_batch(tmp_path, monkeypatch):
         assert server.polls() >= 2, "the first run never polled its batch"
         os.kill(child.pid, signal.SIGKILL)
         child.wait()
-        assert events(folder) == ["submitted"] and judgments(folder) == {}
+        assert events(folder) == ["intent", "submitted"] and judgments(folder) == {}
         server.polls_to_end = 1  # the batch ends at its next poll
         outcome = run_eval(run, folder)
     assert outcome.judgments_pending == 0 and len(judgments(folder)) == len(OPEN)

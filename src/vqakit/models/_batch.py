@@ -9,6 +9,12 @@ it in the journal at once; `collect()` polls and stores the replies; the next sw
 call from them. A caller with several steps (extract claims, then judge them) takes one round
 per step; a process killed mid-batch polls the same batch when it starts again.
 
+Submission is idempotent: the intent (a fresh id and the digest of the requests) is journaled
+before the upload and the batch is tagged with it, so a process killed after the provider
+accepted the batch but before its id was journaled finds that batch at the provider
+(`BatchAPI.find`) instead of submitting the requests again; the same lookup runs before a
+submission is retried after a lost reply.
+
 Which backends batch: `openai:` and `anthropic:`. `openai-compatible:` only where the server has
 the Files and Batches endpoints (some vLLM versions and hosted services do, most local servers
 do not): the first upload tells, and on 404, 405 or 501 that model's calls are sent one by one
@@ -24,13 +30,20 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
-from vqakit.models._batch_journal import BatchJournal, BatchStatus, BatchUnsupported, SubmittedBatch, failed
+from vqakit.models._batch_journal import (
+    BatchJournal,
+    BatchStatus,
+    BatchUnsupported,
+    Intent,
+    SubmittedBatch,
+    failed,
+)
 from vqakit.models._cache import cache_key
 from vqakit.models._messages import CallError, Completion, Message
 from vqakit.models._model import Model, ReplyCheck, passes
@@ -63,7 +76,14 @@ class BatchAPI(Protocol):
     max_requests: int
     max_bytes: int
 
-    async def submit(self, requests: dict[str, Any]) -> str: ...
+    async def submit(self, requests: dict[str, Any], intent: Intent) -> str:
+        """Start a batch of these requests, tagged with the intent where the provider can; its id."""
+        ...
+
+    async def find(self, intent: Intent, known: Collection[str] = ()) -> str | None:
+        """The id of the batch the provider made for this intent, None when it has none
+        (`known`: batches journaled already, never the answer)."""
+        ...
 
     async def status(self, batch_id: str) -> BatchStatus: ...
 
@@ -217,29 +237,88 @@ class Batcher:
 
     async def submit(self) -> int:
         """Send the queued requests, one batch per model (split at the provider's limits), each
-        recorded in the journal as soon as it is accepted; how many batches were submitted."""
+        intent recorded before its upload and each batch as soon as it is accepted; how many
+        batches were submitted. Intents an earlier process left without an answer are looked up
+        at the provider first: a batch found there is polled, and its requests are not sent again."""
         queue, self._queue = self._queue, {}
         submitted = 0
         for group, requests in queue.items():
             api = self._api(group)
+            if api is None:
+                continue
             model = str(self._wrapped[group][0])
-            for chunk in _chunks(requests, api.max_requests, api.max_bytes) if api else []:
+            requests = await self._resume(api, group, requests)
+            for chunk in _chunks(requests, api.max_requests, api.max_bytes):
+                intent = Intent.new(api.provider, group, chunk)
+                self.journal.add_intent(intent)  # before anything is uploaded
                 try:
-                    batch_id = await self._retrying(lambda api=api, chunk=chunk: api.submit(chunk))
+                    batch_id = await self._create(api, chunk, intent)
                 except BatchUnsupported as why:
+                    self.journal.add_unsent(intent, str(why))
                     for wrapped in self._wrapped[group]:
                         wrapped.api = None
                     self._say(f"{why}; the calls of {model} are sent one by one")
                     break
                 except BackendError as error:
                     why = f"the batch was not accepted ({error.kind}: {error.message})"
+                    if not error.retryable:  # refused: no batch was made (else looked up next time)
+                        self.journal.add_unsent(intent, why)
                     self.journal.add_results(None, {key: failed(model, error.kind, why) for key in chunk})
                     self._say(f"{model}: {why}; {len(chunk)} calls end in that error")
                     continue
-                self.journal.add_submitted(SubmittedBatch(batch_id, api.provider, group, tuple(chunk)))
+                self.journal.add_submitted(
+                    SubmittedBatch(batch_id, api.provider, group, tuple(chunk), intent.id)
+                )
                 self._say(f"submitted batch {batch_id} to {api.provider}: {len(chunk)} requests for {model}")
                 submitted += 1
         return submitted
+
+    async def _create(self, api: BatchAPI, chunk: dict[str, Any], intent: Intent) -> str:
+        """Submit, retrying failures that may pass; before each retry the provider is asked for
+        the intent's batch, in case only the reply was lost."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await api.submit(chunk, intent)
+            except BackendError as error:
+                if not error.retryable:
+                    raise
+                if attempt >= self.retry.max_attempts:
+                    raise
+                await asyncio.sleep(self.retry.wait_s(attempt, error))
+                try:
+                    found = await api.find(intent, set(self.journal.submitted))
+                except BackendError:
+                    found = None  # no way to tell: submitting again is all that is left
+                if found is not None:
+                    return found
+
+    async def _resume(self, api: BatchAPI, group: str, requests: dict[str, Any]) -> dict[str, Any]:
+        """Settle the intents of this group that have no outcome in the journal (the process
+        that recorded them stopped before it learnt one): a batch found at the provider is
+        journaled as submitted, the others as unsent. The requests not in a batch now."""
+        for intent in self.journal.pending_intents(group):
+            try:
+                found = await self._retrying(
+                    lambda intent=intent: api.find(intent, set(self.journal.submitted))
+                )
+            except BackendError as error:
+                why = f"could not be looked up at {api.provider} ({error.kind}: {error.message})"
+                self.journal.add_unsent(intent, why)
+                self._say(f"batch intent {intent.id} {why}; its requests are submitted again")
+                continue
+            if found is None:
+                self.journal.add_unsent(intent, f"no batch at {api.provider} has it")
+                continue
+            self.journal.add_submitted(
+                SubmittedBatch(found, api.provider, group, intent.keys, intent.id), found=True
+            )
+            self._say(
+                f"batch {found} was accepted by {api.provider} before the last process recorded it: "
+                f"polling it instead of submitting its {len(intent.keys)} requests again"
+            )
+        return {key: request for key, request in requests.items() if self.journal.in_flight(key) is None}
 
     def outstanding(self) -> list[SubmittedBatch]:
         """Batches not ended that a wrapped model can poll."""

@@ -9,21 +9,36 @@ Wire shapes (Anthropic API reference, Message Batches):
 - the results (`GET results_url`, which the SDK's `batches.results` follows): JSONL lines
   `{"custom_id", "result": {"type": "succeeded", "message": <a Message>} | {"type": "errored",
   "error": {"type": "error", "error": {"type", "message"}}} | {"type": "canceled"} |
-  {"type": "expired"}}`, in no particular order.
+  {"type": "expired"}}`, in no particular order;
+- `GET /v1/messages/batches?limit=&after_id=`: `{"data", "has_more", "last_id"}`, newest first.
+
+Finding the batch of an intent (`find`): a message batch has no metadata, and its custom ids can
+only be read from its results, once it has ended. The custom ids are the requests' keys (digests
+of model, settings and messages), so a batch whose custom ids are exactly the intent's keys
+answers exactly its requests, whoever submitted it. The candidates are the batches created from
+`SKEW_S` before the intent was recorded to `LATE_S` after, with as many requests as the intent:
+an ended one is taken when its custom ids are the intent's keys; else the one still running
+created closest to the intent is taken unverified (should it be another's, its results lack
+these keys, each becomes a `batch_missing` error, and a rerun asks for them again).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Collection
 from typing import Any, TypeVar
 
 from vqakit.models._anthropic import AnthropicBackend, completion_from_message
-from vqakit.models._batch_journal import BatchStatus, failed
+from vqakit.models._batch_journal import BatchStatus, Intent, failed
 from vqakit.models._messages import Completion
 from vqakit.models._retry import BackendError, classify_status
 
 T = TypeVar("T")
+
+PAGE = 100  # batches per page of the list
+MAX_PAGES = 20  # a lookup reads at most this many pages
+SKEW_S = 600.0  # a batch created this long before its intent was recorded may still be its
+LATE_S = 3600.0  # ... or this long after (a large batch's upload takes a while)
 
 # the API's error types, as the kinds vqakit records for a failed call
 _KINDS = {
@@ -78,8 +93,9 @@ class AnthropicBatchAPI:
             retry_after = error.response.headers.get("retry-after")
             raise classify_status(error.status_code, str(error)[:500], retry_after) from None
 
-    async def submit(self, requests: dict[str, dict[str, Any]]) -> str:
-        """Start a batch of prepared Messages requests (by custom id); its id."""
+    async def submit(self, requests: dict[str, dict[str, Any]], intent: Intent) -> str:
+        """Start a batch of prepared Messages requests (by custom id); its id. A message batch
+        takes no tag: `find` knows it by its custom ids."""
         batch = await self._call(
             self._client().messages.batches.create(
                 requests=[{"custom_id": key, "params": _params(request)} for key, request in requests.items()]
@@ -87,12 +103,46 @@ class AnthropicBatchAPI:
         )
         return str(batch.id)
 
+    async def find(self, intent: Intent, known: Collection[str] = ()) -> str | None:
+        """The batch of this intent's requests, found as the module says (never one of `known`)."""
+        wanted = set(intent.keys)
+        candidates: list[Any] = []
+        after: str | None = None
+        for _ in range(MAX_PAGES):
+            options = {"limit": PAGE, **({"after_id": after} if after else {})}
+            page = await self._call(self._client().messages.batches.list(**options))
+            for batch in page.data:
+                created = batch.created_at.timestamp()
+                in_window = intent.at - SKEW_S <= created <= intent.at + LATE_S
+                if in_window and _total(batch) == len(wanted) and batch.id not in known:
+                    candidates.append(batch)
+            if (
+                not page.data
+                or not page.has_more
+                or page.data[-1].created_at.timestamp() < intent.at - SKEW_S
+            ):
+                break
+            after = page.last_id or page.data[-1].id
+        candidates.sort(key=lambda batch: abs(batch.created_at.timestamp() - intent.at))
+        running = [batch.id for batch in candidates if batch.processing_status != "ended"]
+        for batch in candidates:
+            readable = batch.processing_status == "ended" and batch.archived_at is None
+            if readable and await self._custom_ids(batch.id) == wanted:
+                return str(batch.id)
+        return str(running[0]) if running else None
+
+    async def _custom_ids(self, batch_id: str) -> set[str]:
+        lines = await self._call(self._client().messages.batches.results(batch_id))
+        return {item.custom_id async for item in lines}
+
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._call(self._client().messages.batches.retrieve(batch_id))
-        counts = batch.request_counts
-        total = counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
+        total = _total(batch)
         return BatchStatus(
-            batch.processing_status == "ended", batch.processing_status, total - counts.processing, total
+            batch.processing_status == "ended",
+            batch.processing_status,
+            total - batch.request_counts.processing,
+            total,
         )
 
     async def results(self, batch_id: str, keys: tuple[str, ...]) -> dict[str, Completion]:
@@ -113,6 +163,11 @@ class AnthropicBatchAPI:
             return failed(self.model, _KINDS.get(kind, kind), str(getattr(error, "message", "") or kind))
         kind = "cancelled" if result.type == "canceled" else str(result.type)
         return failed(self.model, kind, f"the request was {result.type} before it ran")
+
+
+def _total(batch: Any) -> int:
+    counts = batch.request_counts
+    return counts.processing + counts.succeeded + counts.errored + counts.canceled + counts.expired
 
 
 def _params(request: dict[str, Any]) -> dict[str, Any]:

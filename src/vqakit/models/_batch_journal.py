@@ -1,8 +1,12 @@
 """The batch journal: which provider batches were submitted for which requests, and what they
 brought back, in two append-only JSONL files (a run folder keeps them beside its judgments).
 
-- the journal (`judge_batches.jsonl` in a run folder): `{"event": "submitted", "batch", "provider",
-  "model", "keys", "requests", "at"}` as soon as the provider has accepted a batch, and
+- the journal (`judge_batches.jsonl` in a run folder): `{"event": "intent", "intent", "digest",
+  "provider", "model", "keys", "requests", "at"}` before a batch is uploaded (`intent` a fresh
+  id the batch is tagged with, `digest` the SHA-256 of what is sent); `{"event": "submitted",
+  "batch", "intent", "provider", "model", "keys", "requests", "at"}` as soon as the provider has
+  accepted it (`"found": true` when it was found at the provider instead, see below);
+  `{"event": "unsent", "intent", "why", "at"}` when the provider is known not to have it; and
   `{"event": "ended", "batch", "status", "answered", "errors", "at"}` once its replies are stored;
 - the replies (`judge_batch_results.jsonl`): `{"key", "batch", "completion"}` per request, keyed
   like the response cache (`cache_key`), errors included so the user can see why one failed;
@@ -10,15 +14,20 @@ brought back, in two append-only JSONL files (a run folder keeps them beside its
 
 A process that starts polls the batches submitted and not ended instead of submitting their
 requests again, and answers from the stored replies, so a finished batch is never fetched
-twice. Failed replies are kept for this process only: a rerun asks for them again, as a rerun
-retries failed calls without batches. Nothing here holds a key: request bodies carry none (the
-key travels in headers) and messages are redacted.
+twice. An intent with neither a `submitted` nor an `unsent` line (a process killed between the
+upload and the journal line) is looked up at the provider before its requests are submitted
+again (`Batcher.submit`). Failed replies are kept for this process only: a rerun asks for them
+again, as a rerun retries failed calls without batches. Nothing here holds a key: request
+bodies carry none (the key travels in headers) and messages are redacted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
+import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +57,43 @@ class SubmittedBatch:
     provider: str  # "openai" (also OpenAI-compatible servers) or "anthropic"
     group: str  # the model spec without settings: batches are polled through a model of this group
     keys: tuple[str, ...]
+    intent: str | None = None  # the intent it was submitted under (None in journals made before)
+
+
+@dataclass(frozen=True)
+class Intent:
+    """A batch about to be submitted: recorded before the upload, and the tag of the batch (in
+    its metadata where the provider keeps any), so a process killed before it learnt the batch's
+    id can find it at the provider instead of submitting it again."""
+
+    id: str  # fresh for every submission: a batch of the same requests asked again is another
+    digest: str  # SHA-256 of the model group and every (key, request body) sent
+    provider: str
+    group: str
+    keys: tuple[str, ...]
+    at: float  # when it was recorded (Unix time): the batch was created after
+
+    @classmethod
+    def new(cls, provider: str, group: str, requests: Mapping[str, Any]) -> Intent:
+        return cls(
+            f"vqakit-{uuid.uuid4().hex}",
+            request_digest(group, requests),
+            provider,
+            group,
+            tuple(requests),
+            time.time(),
+        )
+
+
+def request_digest(group: str, requests: Mapping[str, Any]) -> str:
+    """SHA-256 of what a batch sends: the model group, then each request key and its prepared
+    body (bytes as they are, anything else as canonical JSON), in key order."""
+    digest = hashlib.sha256(group.encode())
+    for key in sorted(requests):
+        body = requests[key]
+        raw = body if isinstance(body, bytes) else json.dumps(body, sort_keys=True, default=str).encode()
+        digest.update(b"\0" + key.encode() + b"\0" + hashlib.sha256(raw).digest())
+    return digest.hexdigest()
 
 
 def failed(model: str, kind: str, message: str) -> Completion:
@@ -75,15 +121,32 @@ class BatchJournal:
     def __init__(self, journal: Path, results: Path) -> None:
         self.journal_path, self.results_path = journal, results
         self.submitted: dict[str, SubmittedBatch] = {}
+        self._intents: dict[str, Intent] = {}  # intents with no submitted or unsent line yet
         self._ended: set[str] = set()
         self._answers: dict[str, Completion] = {}
         self._in_flight: dict[str, str] = {}  # request key -> batch id, for batches not ended
         for event in complete_lines(journal, json.loads):
-            if event.get("event") == "submitted":
+            if event.get("event") == "intent":
+                self._intents[event["intent"]] = Intent(
+                    event["intent"],
+                    event["digest"],
+                    event["provider"],
+                    event["model"],
+                    tuple(event["keys"]),
+                    float(event["at"]),
+                )
+            elif event.get("event") == "submitted":
                 batch = SubmittedBatch(
-                    event["batch"], event["provider"], event["model"], tuple(event["keys"])
+                    event["batch"],
+                    event["provider"],
+                    event["model"],
+                    tuple(event["keys"]),
+                    event.get("intent"),
                 )
                 self.submitted[batch.id] = batch
+                self._intents.pop(batch.intent or "", None)
+            elif event.get("event") == "unsent":
+                self._intents.pop(event["intent"], None)
             elif event.get("event") == "ended":
                 self._ended.add(event["batch"])
         for line in complete_lines(results, json.loads):
@@ -105,19 +168,50 @@ class BatchJournal:
         """The id of the batch not yet ended that holds this request, if any."""
         return self._in_flight.get(key)
 
-    def add_submitted(self, batch: SubmittedBatch) -> None:
-        """Record a batch the provider accepted, before anything else happens."""
+    def pending_intents(self, group: str) -> list[Intent]:
+        """Intents of this model group that never got a `submitted` or `unsent` line: the
+        provider may or may not have their batch. Oldest first."""
+        return [intent for intent in self._intents.values() if intent.group == group]
+
+    def add_intent(self, intent: Intent) -> None:
+        """Record a batch about to be submitted, before anything is uploaded."""
+        event = {
+            "event": "intent",
+            "intent": intent.id,
+            "digest": intent.digest,
+            "provider": intent.provider,
+            "model": redact_secrets(intent.group),
+            "requests": len(intent.keys),
+            "keys": list(intent.keys),
+            "at": intent.at,
+        }
+        self._append(self.journal_path, json.dumps(event))
+        self._intents[intent.id] = intent
+
+    def add_unsent(self, intent: Intent, why: str) -> None:
+        """The provider has no batch of this intent (refused, or not found when looked up)."""
+        event = {"event": "unsent", "intent": intent.id, "why": redact_secrets(why), "at": time.time()}
+        self._append(self.journal_path, json.dumps(event))
+        self._intents.pop(intent.id, None)
+
+    def add_submitted(self, batch: SubmittedBatch, *, found: bool = False) -> None:
+        """Record a batch the provider accepted, before anything else happens (`found`: it was
+        found at the provider by its intent, after the process that submitted it stopped)."""
         event = {
             "event": "submitted",
             "batch": batch.id,
+            "intent": batch.intent,
             "provider": batch.provider,
             "model": redact_secrets(batch.group),
             "requests": len(batch.keys),
             "keys": list(batch.keys),
             "at": time.time(),
         }
+        if found:
+            event["found"] = True
         self._append(self.journal_path, json.dumps(event))
         self.submitted[batch.id] = batch
+        self._intents.pop(batch.intent or "", None)
         self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
 
     def add_results(self, batch_id: str | None, completions: dict[str, Completion], status: str = "") -> None:

@@ -4,7 +4,9 @@ Wire shapes (OpenAI API reference, Files and Batch):
 - input: a JSONL file, one `{"custom_id", "method": "POST", "url": "/v1/chat/completions",
   "body": <the chat request>}` per line, uploaded as multipart to `POST /files` with
   `purpose=batch` (at most 50,000 requests and 200 MB per file; custom ids unique in a file);
-- `POST /batches {"input_file_id", "endpoint": "/v1/chat/completions", "completion_window": "24h"}`;
+- `POST /batches {"input_file_id", "endpoint": "/v1/chat/completions", "completion_window": "24h",
+  "metadata"}` (metadata: at most 16 string pairs); `GET /batches?limit=&after=`: `{"data",
+  "has_more", "last_id"}`, newest first, `created_at` in Unix seconds;
 - `GET /batches/{id}`: `status` is validating, in_progress, finalizing, cancelling (running) or
   completed, failed, expired, cancelled (ended); `request_counts {total, completed, failed}`,
   `errors.data[].message` when the input failed validation;
@@ -12,6 +14,9 @@ Wire shapes (OpenAI API reference, Files and Batch):
   `{"id", "custom_id", "response": {"status_code", "request_id", "body"} | null,
   "error": {"code", "message"} | null}`, in no particular order. A request the batch never ran
   (expired, cancelled) comes back in the error file with `batch_expired` / `batch_cancelled`.
+
+Each batch is tagged with the intent it was submitted under (`metadata`: `vqakit_intent`, and
+`vqakit_digest` of its requests), so `find` can tell it among the batches of the key.
 
 An OpenAI-compatible server may have no batch API: a 404, 405 or 501 on the file upload raises
 `BatchUnsupported` and its calls are sent one by one instead.
@@ -21,9 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Collection
 from typing import Any
 
-from vqakit.models._batch_journal import BatchStatus, BatchUnsupported, failed
+from vqakit.models._batch_journal import BatchStatus, BatchUnsupported, Intent, failed
 from vqakit.models._messages import Completion
 from vqakit.models._openai import OpenAIBackend, _error_text, completion_from_reply
 from vqakit.models._retry import BackendError, classify_status
@@ -32,6 +38,10 @@ ENDED = ("completed", "failed", "expired", "cancelled")
 CHAT = "/v1/chat/completions"
 NO_BATCH_API = (404, 405, 501)
 _KINDS = {"batch_expired": "expired", "batch_cancelled": "cancelled"}
+TAG, DIGEST = "vqakit_intent", "vqakit_digest"  # the batch's metadata keys
+PAGE = 100  # batches per page of the list (the API's most)
+MAX_PAGES = 20  # a lookup reads at most this many pages
+SKEW_S = 600.0  # batches created this long before the intent was recorded are still looked at
 
 
 class OpenAIBatchAPI:
@@ -97,8 +107,9 @@ class OpenAIBatchAPI:
             raise BackendError("malformed", f"unexpected reply: {raw[:200]!r}", retryable=True)
         return found
 
-    async def submit(self, requests: dict[str, bytes]) -> str:
-        """Upload the requests (prepared chat bodies by custom id) and start a batch; its id."""
+    async def submit(self, requests: dict[str, bytes], intent: Intent) -> str:
+        """Upload the requests (prepared chat bodies by custom id) and start a batch tagged with
+        the intent; its id."""
         import aiohttp
 
         lines = b"".join(
@@ -117,10 +128,35 @@ class OpenAIBatchAPI:
                 "input_file_id": uploaded["id"],
                 "endpoint": CHAT,
                 "completion_window": "24h",
-                "metadata": {"source": "vqakit"},
+                "metadata": {"source": "vqakit", TAG: intent.id, DIGEST: intent.digest},
             },
         )
         return str(created["id"])
+
+    async def find(self, intent: Intent, known: Collection[str] = ()) -> str | None:
+        """The batch tagged with this intent (and digest), among the key's batches created since
+        shortly before it was recorded (the list is newest first); the tag is unique, so `known`
+        needs no check."""
+        after: str | None = None
+        for _ in range(MAX_PAGES):
+            query = f"?limit={PAGE}" + (f"&after={after}" if after else "")
+            raw = await self._call("GET", f"/batches{query}")
+            try:
+                page = json.loads(raw)
+                batches = list(page["data"])
+            except (ValueError, KeyError, TypeError):
+                raise BackendError("malformed", f"unexpected list: {raw[:200]!r}", retryable=True) from None
+            for batch in batches:
+                metadata = batch.get("metadata") or {}
+                if metadata.get(TAG) == intent.id and metadata.get(DIGEST) == intent.digest:
+                    return str(batch["id"])
+            oldest = batches[-1].get("created_at") if batches else None
+            if not batches or not page.get("has_more"):
+                return None
+            if isinstance(oldest, int | float) and oldest < intent.at - SKEW_S:
+                return None
+            after = str(page.get("last_id") or batches[-1]["id"])
+        return None
 
     async def status(self, batch_id: str) -> BatchStatus:
         batch = await self._json("GET", f"/batches/{batch_id}")
