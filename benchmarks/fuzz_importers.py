@@ -3,9 +3,10 @@ answers, benchmark folders. Prints how each mutated input ended.
 
     python benchmarks/fuzz_importers.py                 # 1000 mutations, seed 0
     python benchmarks/fuzz_importers.py -n 200 --seed 7 --show catch-all
+    python benchmarks/fuzz_importers.py -n 100 --only "import table"
 
-Each case copies a valid set of inputs into a fresh sandbox, mutates one file (bytes, JSON or
-CSV structure: numbers beyond 64 bits, nesting 50,000-200,000 deep, cells over 131,072
+Each case copies a valid set of inputs into a fresh sandbox, mutates one file (bytes, JSON, YAML
+or CSV structure: numbers beyond 64 bits, nesting 50,000-200,000 deep, cells over 131,072
 characters, CR line ends, byte-order marks, bytes that are not UTF-8, unpaired surrogates, NUL
 characters, truncation, wrong types...) or the layout (a video replaced by a folder or by
 absolute, relative, deeper relative, dangling or looping links; `--out` holding a link to a
@@ -43,6 +44,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests/fixtures"
+DATASETS = ROOT / "docs/examples/datasets"
 SAMPLE = ROOT / "src/vqakit/benchmarks/sample"
 OUTCOMES = (
     "accepted",
@@ -419,7 +421,68 @@ def make_seeds(seeds: Path) -> list[Target]:
     folder = seeds / "build-movierecapsqa"
     shutil.copy(FIXTURES / "movierecapsqa/build/manifest.csv", _mkdir(folder) / "manifest.csv")
     targets.append(Target("build movierecapsqa (manifest)", ["manifest.csv"], _library(_manifest)))
+    return targets + table_seeds(seeds)
+
+
+def _import(verb: str, release: str, videos: str, mapping: str | None = None) -> Callable[..., Any]:
+    """`vqakit import VERB RELEASE --videos VIDEOS [--map MAPPING] --out out`, in the sandbox."""
+
+    def arguments(s: Path) -> list[str]:
+        given = ["--map", str(s / mapping)] if mapping else []
+        return ["import", verb, str(s / release), *given, "--videos", str(s / videos), "--out", f"{s}/out"]
+
+    return _cli(arguments)
+
+
+def table_seeds(seeds: Path) -> list[Target]:
+    """`vqakit import table` (a CSV and a JSONL table, each with its mapping) and the presets of
+    the common benchmarks, on the release-shaped examples of docs/examples/datasets."""
+    import csv
+
+    targets: list[Target] = []
+    for form in ("csv", "jsonl"):
+        folder = seeds / f"table-{form}"
+        shutil.copytree(DATASETS / "table", folder)
+        if form == "jsonl":
+            with open(folder / "questions.csv", newline="", encoding="utf-8") as handle:
+                rows = list(csv.DictReader(handle))
+            typed = [{k: _typed_cell(v) for k, v in row.items()} for row in rows]
+            _write(folder / "questions.jsonl", "".join(json.dumps(row) + "\n" for row in typed))
+            (folder / "questions.csv").unlink()
+        table = f"questions.{form}"
+        run = _import("table", table, "videos", mapping="mapping.yaml")
+        targets.append(Target(f"import table ({form})", [table, "mapping.yaml"], run, videos="videos"))
+    for name, (release, videos, files) in PRESET_SEEDS.items():
+        shutil.copytree(DATASETS / name, seeds / f"preset-{name}")
+        targets.append(Target(f"import {name}", files, _import(name, release, videos), videos=videos))
     return targets
+
+
+# preset -> (release folder, --videos folder, files to mutate), in its example under DATASETS
+PRESET_SEEDS = {
+    "videomme": (".", "data", ["videomme/test-00000-of-00001.parquet", "subtitle/fFjv93ACGo8.srt"]),
+    "nextqa": (
+        "dataset/nextqa",
+        "NExTVideo",
+        ["dataset/nextqa/val.csv", "dataset/nextqa/map_vid_vidorID.json"],
+    ),
+    "egoschema": (".", "videos", ["questions.json", "subset_answers.json"]),
+    "longvideobench": (".", "videos", ["lvb_val.json", "subtitles/86CxyhFV9MI_en.json"]),
+}
+
+
+def _typed_cell(cell: str) -> Any:
+    """A CSV cell as JSON would hold it: numbers as numbers, empty cells as null."""
+    if cell == "":
+        return None
+    try:
+        return int(cell)
+    except ValueError:
+        pass
+    try:
+        return float(cell)
+    except ValueError:
+        return cell
 
 
 def _mkdir(folder: Path) -> Path:
@@ -544,6 +607,14 @@ def mutate_bytes(data: bytes, path: Path, rng: random.Random) -> tuple[bytes, st
                 return b"".join(lines), f"line {number + 1}: {how}"
             except ValueError:
                 pass
+    if choice <= 5 and path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:  # JSON is YAML: the mutated mapping is written in JSON's flow style
+            value, how = _json_mutation(yaml.safe_load(data), rng)
+            return _unraw(_dump(value)), f"yaml {how}"
+        except (ValueError, TypeError, AttributeError, yaml.YAMLError):
+            pass
     if choice <= 5 and path.suffix in (".csv", ".tsv"):
         lines = _lines(data)
         number = rng.randrange(len(lines))
@@ -761,18 +832,24 @@ SEED_FOLDERS = {
     "build instructionbench (inputs)": "build-instructionbench",
     "build egofact (inputs)": "build-egofact",
     "build movierecapsqa (manifest)": "build-movierecapsqa",
+    "import table (csv)": "table-csv",
+    "import table (jsonl)": "table-jsonl",
+    **{f"import {name}": f"preset-{name}" for name in PRESET_SEEDS},
 }
 
 
-def fuzz(count: int, seed: int = 0, work: Path | None = None) -> list[Outcome]:
-    """Run `count` mutated cases over every target, round robin, reproducibly from `seed`."""
+def fuzz(
+    count: int, seed: int = 0, work: Path | None = None, only: list[str] | None = None
+) -> list[Outcome]:
+    """Run `count` mutated cases over every target (those whose name holds one of `only`),
+    round robin, reproducibly from `seed`."""
     _install_hook()
     with tempfile.TemporaryDirectory(prefix="vqakit-fuzz-", dir=work) as folder:
         root = Path(folder).resolve()
         os.environ.setdefault("VQAKIT_CACHE_DIR", str(root / "cache"))
         targets = make_seeds(root / "seeds")
         rng = random.Random(seed)
-        order = list(targets)
+        order = [target for target in targets if not only or any(part in target.name for part in only)]
         return [run_case(order[i % len(order)], root / "seeds", root, rng) for i in range(count)]
 
 
@@ -803,9 +880,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", choices=OUTCOMES, action="append", default=[], help="print these cases")
     parser.add_argument("--json", type=Path, help="also write every case's outcome to this file")
+    parser.add_argument(
+        "--only", action="append", help="only the targets whose name holds this text (e.g. 'import table')"
+    )
     arguments = parser.parse_args()
     started = time.perf_counter()
-    outcomes = fuzz(arguments.count, arguments.seed)
+    outcomes = fuzz(arguments.count, arguments.seed, only=arguments.only)
     if arguments.json:
         arguments.json.write_text(json.dumps([o.__dict__ for o in outcomes], indent=1))
     for outcome in outcomes:

@@ -200,6 +200,15 @@ def test_mapping_mistakes_are_said_before_anything_is_written(tmp_path, videos):
     (tmp_path / "typo.yaml").write_text(yaml.safe_dump({**MAPPING, "grups": ["type"]}))
     with pytest.raises(MappingError, match=r"typo\.yaml: grups: Extra inputs are not permitted"):
         load_mapping(tmp_path / "typo.yaml")
+    table = _write(ROWS, tmp_path / "t.csv")
+    for start in ("from", "NaN", "-1"):  # a bare start names a column or is a time in seconds
+        (tmp_path / "start.yaml").write_text(yaml.safe_dump({**MAPPING, "start": start}))
+        with pytest.raises(MappingError, match=rf"start\.yaml: .*start: the table has no column '{start}'"):
+            import_table(table, tmp_path / "start.yaml", videos, tmp_path / "bench")
+    (tmp_path / "lost.yaml").write_text(yaml.safe_dump({**MAPPING, "video": "../{video}.mp4"}))
+    with pytest.raises(ValueError, match=r"t\.csv: no row could be imported with the mapping .*lost\.yaml"):
+        import_table(tmp_path / "t.csv", tmp_path / "lost.yaml", videos, tmp_path / "bench")
+    assert not (tmp_path / "bench").exists()
 
 
 def test_the_command_lists_what_it_left_out(tmp_path, videos, mapping):
@@ -274,6 +283,9 @@ def test_rows_of_a_parquet_shard_are_numbered_within_their_file(tmp_path, videos
     report = import_table(snapshot, mapping, videos, tmp_path / "bench")
     assert report.problems == [f"{second}:1:answer: 7 is out of range for 3 options (index)"]
     assert [s.id for s in report.benchmark.samples] == ["bikes-1", "world-2", "bikes-4"]
+    (snapshot / "test-00002-of-00003.parquet").mkdir()  # a folder named like a shard
+    with pytest.raises(SourceError, match=r"test-00002-of-00003\.parquet: is a folder, not a Parquet file"):
+        import_table(snapshot, mapping, videos, tmp_path / "other")
 
 
 def test_parquet_cells_get_the_readers_checks(tmp_path, videos, mapping):

@@ -33,6 +33,10 @@ VideoHook = Callable[[Path, str], Path]  # (found file or folder, relative path)
 SubtitleHook = Callable[[Path, dict[str, Any]], str]  # (found file, row) -> SRT text to write
 
 
+class NothingImported(InputError):
+    """No row of a table could be imported (the first problems are in the message)."""
+
+
 @dataclass
 class ImportHooks:
     """What a preset adds to the generic import."""
@@ -176,7 +180,7 @@ def import_rows(
             f"unreadable video {v}: {why}" for v, why in list(report.unreadable_videos.items())[:20]
         ]
         listed = "\n".join(report.problems[:20] + missing + unreadable)
-        raise InputError(f"{source.path}: no row could be imported\n{listed}".rstrip())
+        raise NothingImported(f"{source.path}: no row could be imported\n{listed}".rstrip())
     out.parent.mkdir(parents=True, exist_ok=True)
     # converted subtitles are media like any other: the folder writer places and checks them
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.subtitles.", dir=out.parent) as converted:
@@ -370,4 +374,8 @@ def import_table(
     except MappingError as error:  # the mapping names a column the table lacks: name both files
         raise MappingError(f"{where}: {error}") from None
     card = _checked_card(default_card(mapping, name or Path(out).name, source), where)
-    return import_rows(source, mapping, videos, out, subtitles_dir=subtitles_dir, card=card)
+    try:
+        return import_rows(source, mapping, videos, out, subtitles_dir=subtitles_dir, card=card)
+    except NothingImported as error:  # every row failed: the mapping may be at fault as well
+        first, _, rest = str(error).partition("\n")
+        raise NothingImported(f"{first} with the mapping {where}\n{rest}".rstrip()) from None

@@ -32,6 +32,7 @@ answer cell a hidden answer (a test split scored by submission) instead of a pro
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -76,6 +77,20 @@ def render(template: str, row: dict[str, Any]) -> str:
         return "" if cell is None else str(cell)
 
     return _FIELD.sub(value, template)
+
+
+def _quoted(name: str) -> str:
+    text = repr(name)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _is_seconds(text: str) -> bool:
+    """Whether `text` is a time in seconds (a finite number, 0 or more)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(seconds) and seconds >= 0
 
 
 class AnswerMap(BaseModel):
@@ -174,14 +189,22 @@ class TableMapping(BaseModel):
         return needed
 
     def check_columns(self, columns: list[str], where: str) -> None:
-        """MappingError naming the first key that reads a column the table does not have."""
+        """MappingError naming the first key that reads a column the table does not have (a
+        bare `start` or `end` that names no column must be a number of seconds)."""
         known = set(columns)
+        for key in ("start", "end"):
+            name = getattr(self, key)
+            if name is not None and "{" not in name and name not in known and not _is_seconds(name):
+                message = f"the table has no column {_quoted(name)}, and it is no number of seconds"
+                raise MappingError(one_line(f"{where}: {key}: {message}"))
         for key, wanted in self.needed_columns().items():
             missing = [name for name in wanted if name not in known]
             if missing:
-                shown = ", ".join(columns[:40]) + (" ..." if len(columns) > 40 else "")
-                names = ", ".join(map(repr, missing))
-                raise MappingError(f"{where}: {key}: the table has no column {names} (its columns: {shown})")
+                cut = [name if len(name) <= 60 else f"{name[:57]}..." for name in columns[:40]]
+                shown = ", ".join(cut) + (" ..." if len(columns) > 40 else "")
+                names = ", ".join(map(_quoted, missing))
+                message = f"the table has no column {names} (its columns: {shown})"
+                raise MappingError(one_line(f"{where}: {key}: {message}"))
 
 
 def parse_mapping(data: Any, where: str) -> TableMapping:

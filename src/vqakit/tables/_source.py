@@ -121,6 +121,9 @@ def _parquet(paths: list[Path], label: Path, split: str | None) -> Source:
     columns: dict[str, None] = {}
     for path in paths:
         with reading(path):
+            if not path.is_file():
+                kind = "is a folder, not" if path.is_dir() else "is not"
+                raise SourceError(f"{path}: {kind} a Parquet file")
             try:
                 table = pq.read_table(path)
                 records = table.to_pylist()
@@ -170,7 +173,7 @@ def _card_splits(folder: Path) -> dict[str, list[Path]] | None:
                 matched = sorted(
                     p
                     for p in folder.glob(str(pattern))
-                    if p.suffix == ".parquet" and p.is_file() and p.is_relative_to(folder)
+                    if p.suffix == ".parquet" and p.is_relative_to(folder)
                 )
             except (ValueError, NotImplementedError, OSError):  # empty, absolute or unusable pattern
                 continue
@@ -185,7 +188,7 @@ def _splits(folder: Path) -> dict[str, list[Path]]:
     if listed is not None:
         return listed
     found: dict[str, list[Path]] = {}
-    for path in sorted(p for p in folder.rglob("*.parquet") if p.is_file()):
+    for path in sorted(folder.rglob("*.parquet")):
         if any(part.startswith(".") for part in path.relative_to(folder).parts):
             continue
         match = _SHARD.match(path.stem)

@@ -124,7 +124,8 @@ def test_videomme_shards_number_their_rows_and_check_their_cells(tmp_path: Path)
     shipped.unlink()
     first, second = (folder / f"videomme/test-0000{i}-of-00002.parquet" for i in (0, 1))
     pq.write_table(pa.Table.from_pylist(rows[:2]), first)
-    pq.write_table(pa.Table.from_pylist([{**rows[2], "answer": "Q"}, {**rows[3], "domain": "a\x00b"}]), second)
+    spoiled = [{**rows[2], "answer": "Q"}, {**rows[3], "domain": "a\x00b"}]
+    pq.write_table(pa.Table.from_pylist(spoiled), second)
     code, output = run("videomme", folder, FIXTURES / "videomme/data", tmp_path / "bench")
     assert code == 0, output
     assert f"skipped {second}:1:answer: Q is out of range for 4 options (letter)" in output
