@@ -118,6 +118,7 @@ def movierecapsqa(work: Path) -> None:
     from vqakit.models import Completion
     from vqakit.runner import EvalConfig, run_eval, run_judges
     from vqakit.runs import JudgmentLog, PredictionLog
+    from vqakit.schema import Prediction
     from vqakit.systems.movierecapsqa.builder import build_movierecapsqa, read_manifest
     from vqakit.systems.movierecapsqa.importer import import_movierecapsqa
     from vqakit.systems.movierecapsqa.labeling import label_benchmark
@@ -175,6 +176,9 @@ def movierecapsqa(work: Path) -> None:
         work / "mr-run",
     )
     predictions = PredictionLog(run.folder / "predictions.jsonl").finished
+    for sample_id, reply in answers.items():  # step 5 judges the published answers of every question
+        if sample_id not in predictions or predictions[sample_id].reply is None:
+            predictions[sample_id] = Prediction(sample_id=sample_id, method="imported", reply=reply)
     judges = {name: Recording() for name in ("claims", "factuality", "relevance", "coherence")}
     log = JudgmentLog(work / "judgments.jsonl")
     asyncio.run(run_judges(judges, load_benchmark(bench).samples, predictions, log))

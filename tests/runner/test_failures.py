@@ -28,7 +28,13 @@ def test_failures_are_counted_apart_never_scored(tmp_path: Path):
             tmp_path / "run",
         )
     results = outcome.results
-    assert results["errors"] == {"n": 2, "by_kind": {"auth": 1, "bad_request": 1}, "counted_as_wrong": False}
+    assert results["errors"] == {
+        "n": 2,
+        "by_kind": {"auth": 1, "bad_request": 1},
+        "counted_as_wrong": False,
+        "by_judge": {},
+        "scored_without_judge": 0,
+    }
     assert results["mcq"]["n"] == 4 and results["overall"]["n"] == 4
     scores = RunFolder(tmp_path / "run").scores()
     failed = [row for row in scores.values() if "error" in row]

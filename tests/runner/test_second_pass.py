@@ -89,7 +89,8 @@ def test_judge_and_extractor_fill_in_scores(tmp_path):
     outcome = run_eval(config, tmp_path / "run")
     scores = {row["sample_id"]: row for row in map(json.loads, (tmp_path / "run/scores.jsonl").open())}
     judged = [scores[s.id] for s in open_ended]
-    assert [row["status"] for row in judged[:3]] == ["judged", "judged", "unscored (judge gave no verdict)"]
+    # an unreadable verdict is the judge's failure: an error with its kind, retried on resume
+    assert [row["status"] for row in judged[:3]] == ["judged", "judged", "error: judge open: invalid_output"]
     assert [row["correct"] for row in judged[:3]] == [True, False, None]
     assert judged[1]["judge_raw"] == "No, it names another object."
     re_read = [scores[s.id] for s in mcq[:4]]

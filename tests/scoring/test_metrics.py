@@ -48,7 +48,13 @@ def test_scores_and_groups():
     # the failed sample is an error, never a score: accuracy is over the two scored MCQs
     assert results["overall"]["n"] == 2 and results["overall"]["accuracy"] == pytest.approx(1 / 2)
     assert results["mcq"]["n"] == 2 and results["open_ended"]["n"] == 0
-    assert results["errors"] == {"n": 1, "by_kind": {"timeout": 1}, "counted_as_wrong": False}
+    assert results["errors"] == {
+        "n": 1,
+        "by_kind": {"timeout": 1},
+        "counted_as_wrong": False,
+        "by_judge": {},
+        "scored_without_judge": 0,
+    }
     assert results["counts"] == {
         "answered": 1,
         "abstained": 1,

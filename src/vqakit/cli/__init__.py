@@ -52,6 +52,7 @@ VERBS = (
     ("audit", "audit:audit"),
     ("rank", "rank:rank"),
     ("score", "score:score"),
+    ("report", "report:report"),
     ("studio", "studio:studio"),
     ("review", "review:review"),
 )

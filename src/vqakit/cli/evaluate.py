@@ -47,6 +47,8 @@ def accuracy_line(label: str, outcome: Any) -> str:
     errors = results.get("errors") or {}
     if errors.get("n"):
         how = "counted as wrong" if errors.get("counted_as_wrong") else "not scored"
+        if errors.get("scored_without_judge"):
+            how += f"; {errors['scored_without_judge']} scored without a failed judge"
         parts.append(f"{errors['n']} errors ({how})")
     steps = results.get("step_failures") or {}
     if steps:
@@ -59,18 +61,28 @@ def accuracy_line(label: str, outcome: Any) -> str:
 
 
 def error_summary(outcomes: list[Any]) -> str | None:
-    """One line on the samples that ended in an error, by kind; None when there are none."""
-    kinds: dict[str, int] = {}
-    for outcome in outcomes:
-        for kind, count in (outcome.results.get("errors") or {}).get("by_kind", {}).items():
-            kinds[kind] = kinds.get(kind, 0) + count
-    if not kinds:
-        return None
-    listing = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-    return (
-        f"{sum(kinds.values())} sample(s) ended in an error ({listing}); rerun the same command to retry "
-        "them, or see each one's error in report.html"
-    )
+    """One line on the samples that ended in an error (a failed call, or a judge that failed on
+    them), by kind; None when there are none."""
+    from vqakit.scoring import errors_text
+
+    return errors_text(outcome.results for outcome in outcomes)
+
+
+def method_help() -> str:
+    """The --method help: every registered method (built-in and plug-ins), read when the help
+    is shown, so that `vqakit --help` imports no method."""
+    from vqakit.methods import methods
+
+    listed = ", ".join(sorted(methods()))
+    return f"The method to run: {listed} (default direct with a model; `vqakit methods` describes each)."
+
+
+class _MethodOption(click.Option):
+    """`--method`, whose help lists the methods registered when it is shown."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = method_help()
+        return super().get_help_record(ctx)
 
 
 @click.command()
@@ -84,12 +96,7 @@ def error_summary(outcomes: list[Any]) -> str | None:
     help="A generation setting of the model (repeatable): temperature, top_p, max_tokens, seed, system, "
     "stop, reasoning_effort, thinking_budget, thinking.",
 )
-@click.option(
-    "--method",
-    default=None,
-    help="direct (default with a model), blind, hints, rag, rag+localize, rag+split, oracle-clip, "
-    "random, text-similarity (`vqakit methods` lists all).",
-)
+@click.option("--method", cls=_MethodOption, default=None, help="The method to run (`vqakit methods`).")
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
 @click.option(
     "--short-side",

@@ -71,6 +71,7 @@ def movierecapsqa_answers(
     --out, scored by the judges given. Answers that match no question, and questions without an
     answer, are listed (and kept in <out>/import.json). Rerunning the same command resumes."""
     from vqakit.runner import RunConfigError, RunLockedError, RunSetupError
+    from vqakit.scoring import error_kinds, errors_text
     from vqakit.systems.movierecapsqa.official import import_answers
 
     judges = claim_judges(judge_values)
@@ -108,6 +109,16 @@ def movierecapsqa_answers(
             click.echo(
                 f"{name}: {overall['mean']:.2f} [95% CI {low:.2f}-{high:.2f}] on {overall['n']} question(s)"
             )
+    judged = error_kinds([outcome.results], judges_only=True)
+    answer_errors = {k: n for k, n in error_kinds([outcome.results]).items() if k not in judged}
+    if answer_errors:  # the published file holds an error for them: rerunning changes nothing
+        listed = ", ".join(f"{kind} {count}" for kind, count in answer_errors.items())
+        click.echo(
+            f"{sum(answer_errors.values())} answer(s) are errors in the file, not scored ({listed})", err=True
+        )
+    failed = errors_text([outcome.results], judges_only=True)
+    if failed:
+        click.echo(failed, err=True)
     pending = outcome.results.get("judgments_pending") or 0
     if pending:
         click.echo(
@@ -116,3 +127,5 @@ def movierecapsqa_answers(
             err=True,
         )
         raise SystemExit(PENDING_EXIT)
+    if failed:
+        raise SystemExit(1)

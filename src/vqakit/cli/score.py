@@ -14,10 +14,13 @@ import click
 def score(folders: tuple[Path, ...]) -> None:
     """Score each run in FOLDERS again from its predictions: the run's judges grade what they
     have not graded, then scores.jsonl, results.json and report.html are rewritten. This is how
-    a participant's run from `vqakit studio` is scored before they answered every question."""
+    a participant's run from `vqakit studio` is scored before they answered every question. Exits 1
+    when a judge failed on a sample (the same command grades it again)."""
     from vqakit.runner import RunLockedError, RunSetupError, score_run
     from vqakit.runs import RunFolderError
+    from vqakit.scoring import errors_text
 
+    failed = False
     for folder in folders:
         try:
             results = score_run(folder)
@@ -31,3 +34,9 @@ def score(folders: tuple[Path, ...]) -> None:
         if open_ended.get("n"):
             parts.append(f"open-ended {100 * open_ended['accuracy']:.1f}% on {open_ended['n']} judged")
         click.echo(f"{folder}: {', '.join(parts) or 'nothing scored'}")
+        judges_failed = errors_text([results], judges_only=True)
+        if judges_failed:
+            click.echo(f"{folder}: {judges_failed}", err=True)
+            failed = True
+    if failed:
+        raise SystemExit(1)

@@ -74,8 +74,10 @@ def _note(prediction: Prediction, score: dict[str, Any]) -> str:
     note = prediction.extraction or ""
     if score.get("extracted_by") == "model extractor":
         note = f"read by the model extractor ({note})"
-    if "judge_raw" in score:
+    if score.get("judge_raw") is not None:
         note = f"judge said: {score['judge_raw']}"
+    if "judge_errors" in score and "error" in score:
+        note = f"not scored: {score['error']} (the judge's failure is below; a rerun retries it)"
     if prediction.error is not None:
         if prediction.error.type == NOT_APPLICABLE:
             return f"not applicable: {prediction.error.message}"
@@ -121,10 +123,15 @@ def sample_card(
     judgments = []
     for record_kind, record in records.items():
         judge = judge_for_kind(record_kind)
-        if judge is None or judge.decides is not None or not judge.show_raw:
+        if judge is None:
+            continue
+        if record.get("error") is not None:  # every judge's failure, with its kind (`judge_errors`)
+            kind = (score.get("judge_errors") or {}).get(judge.name, "error")
+            judgments.append(f"{judge.title or judge.name} judge failed ({kind}): {record['error']}")
+            continue
+        if judge.decides is not None or not judge.show_raw:
             continue  # deciding judges show in the note; others in their own details
-        said = record.get("raw") if record.get("error") is None else f"error: {record['error']}"
-        judgments.append(f"{judge.title or judge.name} judge said: {said}")
+        judgments.append(f"{judge.title or judge.name} judge said: {record.get('raw')}")
     return {
         "id": sample.id,
         "status": score["status"],

@@ -19,7 +19,7 @@ from vqakit.runner._run import (
     write_scores,
 )
 from vqakit.runner._saved import RunConfigError
-from vqakit.runner._score import saved_config, score_run
+from vqakit.runner._score import report_run, saved_config, score_run
 from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
 
@@ -50,6 +50,7 @@ __all__ = [
     "on_engine",
     "open_run",
     "plan_eval",
+    "report_run",
     "run_audit",
     "run_eval",
     "run_judges",

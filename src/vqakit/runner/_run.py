@@ -16,8 +16,9 @@ import json
 import os
 import platform
 import time
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -35,7 +36,7 @@ from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._saved import check_or_write_config, saved_protocol
-from vqakit.runner._second_pass import judge_run
+from vqakit.runner._second_pass import judge_run, not_judged
 from vqakit.runs import (
     CONFIG,
     JUDGMENTS,
@@ -293,6 +294,7 @@ def _run_logged(
     frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     log.close()
     finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
+    frame_totals = _frame_totals(folder, frames if todo else None)  # before results.json is rewritten
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
@@ -314,12 +316,29 @@ def _run_logged(
                 folder, time.monotonic() - started, bool(todo) or _size(folder / JUDGMENTS) != judged_before
             ),
             judgments_pending=pending,
+            judges=tuple(config.judges),
         )
+    if frame_totals:
+        results["frames"] = frame_totals
+        write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
 
 
 def _size(path: Path) -> int:
     return path.stat().st_size if path.is_file() else 0
+
+
+def _frame_totals(folder: Path, frames: FrameStats | None) -> dict[str, int] | None:
+    """results.json `frames`: how the evals on this folder that ran samples had their frames
+    (decoded, decode jobs, read from the frame store), summed; None where no engine counted them."""
+    try:
+        earlier = json.loads((folder / RESULTS).read_text(encoding="utf-8")).get("frames") or {}
+    except (OSError, ValueError):
+        earlier = {}
+    if frames is None:
+        return earlier or None
+    now = asdict(frames)
+    return {key: now[key] + int(earlier.get(key) or 0) for key in now}
 
 
 def _wall_time(folder: Path, elapsed: float, worked: bool) -> float | None:
@@ -368,16 +387,27 @@ def write_scores(
     errors_as_wrong: bool = False,
     wall_s: float | None = None,
     judgments_pending: int = 0,
+    judges: tuple[str, ...] = (),
 ) -> dict:
-    """Score every finished sample into scores.jsonl, results.json and report.html. Judgments
-    still waiting on a batch are counted in results.json (`judgments_pending`): the scores
-    leave those samples unjudged until they arrive."""
+    """Score every finished sample into scores.jsonl, results.json and report.html. `judges`
+    names the run's judges: a sample one of them wants and has not graded is `not judged yet`,
+    and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
+    batch are counted too (`judgments_pending`)."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
+    missing = {
+        sample.id: not_judged(judges, sample, predictions[sample.id], judgments.get(sample.id) or {})
+        for sample in samples
+        if sample.id in predictions
+    }
     rows = [
         score_sample(
-            sample, predictions[sample.id], judgments.get(sample.id), errors_as_wrong=errors_as_wrong
+            sample,
+            predictions[sample.id],
+            judgments.get(sample.id),
+            errors_as_wrong=errors_as_wrong,
+            missing=missing[sample.id],
         )
         for sample in samples
         if sample.id in predictions
@@ -402,6 +432,9 @@ def write_scores(
     results["benchmark"] = benchmark.card.name
     if judgments_pending:
         results["judgments_pending"] = judgments_pending
+    not_graded = Counter(name for names in missing.values() for name in names)
+    if not_graded:
+        results["judgments_missing"] = dict(sorted(not_graded.items()))
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     write_report(folder, benchmark)
     return results

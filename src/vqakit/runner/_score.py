@@ -1,8 +1,13 @@
-"""Scoring a run folder as it stands, without running its method: the run's judges grade the
-finished predictions they have not graded yet, then scores.jsonl, results.json and report.html
-are rewritten. This is how a participant's run from `vqakit studio` is scored (its predictions
-come from a person, at the person's pace), and how any run is scored again after a change of
-scorers or of the report."""
+"""Scoring a run folder as it stands, without running its method.
+
+`score_run` (`vqakit score`): the run's judges grade the finished predictions they have not
+graded yet, then scores.jsonl, results.json and report.html are rewritten. This is how a
+participant's run from `vqakit studio` is scored (its predictions come from a person, at the
+person's pace), and how any run is scored again after a change of scorers.
+
+`report_run` (`vqakit report`): the same files rewritten from what the folder holds, with no
+model or judge called; a judgment that is missing stays missing (`not judged yet`, counted in
+results.json's `judgments_missing`) and a failed one stays an error."""
 
 from __future__ import annotations
 
@@ -13,11 +18,11 @@ from typing import Any
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.runner._config import EvalConfig, make_config
-from vqakit.runner._judge_batch import judge_run_batched, uses_batches
+from vqakit.runner._judge_batch import judge_run_batched, outstanding_batches, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._run import write_scores
 from vqakit.runner._second_pass import judge_run
-from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder
+from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError
 from vqakit.scoring import use_benchmark_root, use_reasoning_source
 
 
@@ -55,4 +60,36 @@ def score_run(folder: str | Path, *, on_note: Callable[[str], None] | None = Non
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,
             judgments_pending=pending,
+            judges=tuple(config.judges),
+        )
+
+
+def report_run(folder: str | Path) -> dict[str, Any]:
+    """Rewrite scores.jsonl, results.json, report.html and the sample pages of the run in
+    `folder` from its files, calling no model or judge; returns results.json. The wall time of
+    the evals that made the run, and judgments pending in batches, are kept from results.json."""
+    run = RunFolder(folder)
+    config = saved_config(run)
+    benchmark = load_benchmark(config.bench)
+    predictions = run.predictions()
+    pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+    samples = [sample for sample in pool if sample.id in predictions]
+    try:
+        earlier = run.results
+    except RunFolderError:  # rewritten below: an unreadable one only loses its wall time
+        earlier = {}
+    with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
+        judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
+        pending = int(earlier.get("judgments_pending") or 0) if outstanding_batches(run.path) else 0
+        return write_scores(
+            run.path,
+            benchmark,
+            samples,
+            predictions,
+            judgments.by_sample(),
+            config.group_by,
+            errors_as_wrong=config.errors_as_wrong,
+            wall_s=(earlier.get("usage") or {}).get("wall_s"),
+            judgments_pending=pending,
+            judges=tuple(config.judges),
         )

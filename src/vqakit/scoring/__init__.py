@@ -9,6 +9,7 @@ from vqakit.schema import length_bucket, length_buckets
 from vqakit.scoring._audit import blind_agreement, option_biases
 from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply, no_yes_no
 from vqakit.scoring._compare import compare_runs, mcnemar_exact, paired_bootstrap
+from vqakit.scoring._errors import error_kinds, errors_text
 from vqakit.scoring._extract import Extraction, extract_choice
 from vqakit.scoring._headline import (
     headline,
@@ -59,6 +60,8 @@ __all__ = [
     "compare_runs",
     "default_groups",
     "diagnostics",
+    "error_kinds",
+    "errors_text",
     "extract_choice",
     "format_options",
     "get_judge",

@@ -7,7 +7,13 @@ A sample whose answer is hidden (a test split scored by submission) is never sco
 is read and kept (`chosen`) for the submission file, and it counts as `unscored (answer hidden)`.
 A sample whose method or model call failed is an error, never a score: it is left out of every
 accuracy and counted by kind beside it (`errors_as_wrong` gives the strict number, with failed
-MCQ samples counted as wrong). A method step that failed while the sample was still answered
+MCQ samples counted as wrong). A judge that failed on a sample is an error too (`_errors`): when
+it was the judge that scores the sample (the open-ended verdict, the option of a reply the rules
+abstained on, a grading judge's score) the sample is `error: judge NAME: KIND`, left out like a
+failed call; otherwise the sample keeps its score and the failure is listed beside it
+(`judge_errors`). A judge of the run that has not graded a sample yet (a batch still running, a
+run reported without calling judges) leaves it `unscored (not judged yet: NAME)`, never wrong. A
+method step that failed while the sample was still answered
 (a score row's `step_failures`, e.g. the rewrite step of `rag`) is counted by step under
 `step_failures`. MCQ accuracy and judged open-ended accuracy are reported apart,
 each broken down by group on its own (`groups`, `open_ended_groups`); what the headline numbers
@@ -21,6 +27,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from vqakit.schema import NOT_APPLICABLE, Prediction, Sample
+from vqakit.scoring._errors import errors_summary, judge_error_key, judge_errors
 from vqakit.scoring._headline import headline, overall_summary
 from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
 from vqakit.scoring._intervals import accuracy_summary
@@ -47,14 +54,20 @@ def _fields(sample: Sample, prediction: Prediction, choice: int | None) -> dict[
     return row
 
 
+def _missing_status(names: tuple[str, ...]) -> str:
+    return f"unscored (not judged yet: {', '.join(names)})"
+
+
 def score_sample(
     sample: Sample,
     prediction: Prediction,
     records: dict[str, dict[str, Any]] | None = None,
     *,
     errors_as_wrong: bool = False,
+    missing: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Score one prediction; `records` holds its judgment records by kind (judge name)."""
+    """Score one prediction; `records` holds its judgment records by kind (judge name), `missing`
+    names the run's judges that want this sample and have no record of it (not graded yet)."""
     judged = _by_judge(records)
     row: dict[str, Any] = {"sample_id": sample.id, "mcq": sample.is_mcq}
     for judge, record in judged:
@@ -70,6 +83,22 @@ def score_sample(
             "status": f"error: {prediction.error.type}",
             "error": prediction.error.type,
         }
+    failed = judge_errors(judged)
+    if failed:
+        row["judge_errors"] = failed
+
+    def judge_failed(name: str) -> dict[str, Any]:
+        """The outcome of a sample whose scoring judge failed: an error, like a failed call, named
+        by its first cause (a judge it needs that failed: `claims`, not the three that need it)."""
+        cause = next((needed for needed in judges()[name].needs if needed in failed), None)
+        while cause is not None:
+            name, cause = cause, next((n for n in judges()[cause].needs if n in failed), None)
+        key = judge_error_key(name, failed[name])
+        wrong = False if sample.is_mcq and errors_as_wrong else None
+        return {**row, "correct": wrong, "status": f"error: {key}", "error": key}
+
+    registry = judges()
+    waiting = tuple(name for name in missing if name in registry)
     if not sample.is_mcq:
         row.update(_fields(sample, prediction, None))
         if sample.answer_hidden:
@@ -78,8 +107,16 @@ def score_sample(
         if deciding is None:
             if any(judge.grades and record.get("error") is None for judge, record in judged):
                 return {**row, "correct": None, "status": "graded"}  # scored (claims), not right/wrong
+            scoring = [j.name for j, _ in judged if j.name in failed and (j.grades or j.decides)]
+            if scoring:
+                return judge_failed(scoring[0])
+            pending = tuple(n for n in waiting if registry[n].grades or registry[n].decides == "correct")
+            if pending:
+                return {**row, "correct": None, "status": _missing_status(pending)}
             return {**row, "correct": None, "status": "unscored (open-ended needs a judge)"}
         judge, record = deciding
+        if judge.name in failed:
+            return {**judge_failed(judge.name), "judge_raw": record.get("raw")}
         verdict = judge.verdict(sample, record)
         if verdict is None:
             return {
@@ -97,6 +134,13 @@ def score_sample(
                 choice, how = read, "model extractor"
                 break
     row.update(_fields(sample, prediction, choice))
+    if choice is None:
+        choosers = [j.name for j, _ in judged if j.decides == "choice" and j.name in failed]
+        if choosers:
+            return judge_failed(choosers[0])
+        pending = tuple(n for n in waiting if registry[n].decides == "choice")
+        if pending:
+            return {**row, "correct": None, "status": _missing_status(pending)}
     if sample.answer_hidden:
         chosen = {"chosen": LETTERS[choice], "extracted_by": how} if choice is not None else {}
         return {**row, "correct": None, "status": HIDDEN, **chosen}
@@ -173,11 +217,7 @@ def summarise(
         "overall": overall_summary(mcq_summary, open_summary, pooled),
         "mcq": mcq_summary,
         "open_ended": open_summary,
-        "errors": {
-            "n": sum(1 for row in scores if "error" in row),
-            "by_kind": dict(sorted(Counter(row["error"] for row in scores if "error" in row).items())),
-            "counted_as_wrong": any("error" in row and row["correct"] is False for row in scores),
-        },
+        "errors": errors_summary(scores),
         "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
         "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
         "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}),
