@@ -468,6 +468,17 @@ PRESET_SEEDS = {
     ),
     "egoschema": (".", "videos", ["questions.json", "subset_answers.json"]),
     "longvideobench": (".", "videos", ["lvb_val.json", "subtitles/86CxyhFV9MI_en.json"]),
+    "mvbench": (
+        ".",
+        "video",
+        [
+            "json/action_sequence.json",
+            "json/episodic_reasoning.json",
+            "video/tvqa/frames_fps3_hq/castle_s01e01_seg02_clip_00/00002.jpg",
+        ],
+    ),
+    "mlvu": ("MLVU", "MLVU/video", ["MLVU/json/1_plotQA.json", "MLVU/json/4_count.json"]),
+    "perceptiontest": (".", "videos", ["mc_question_valid.json"]),
 }
 
 
