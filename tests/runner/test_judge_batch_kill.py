@@ -62,8 +62,14 @@ def blind_run(tmp_path: Path, monkeypatch, server: FakeBatchServer, provider: st
     )
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_a_run_killed_before_journaling_its_batch_does_not_submit_it_again(tmp_path, monkeypatch, provider):
+@pytest.mark.parametrize(
+    ("provider", "rerun_with_flag"), [("openai", True), ("anthropic", True), ("openai", False)]
+)
+def test_a_run_killed_before_journaling_its_batch_does_not_submit_it_again(
+    tmp_path, monkeypatch, provider, rerun_with_flag
+):
+    """Rerun as it was, or without --judge-batch: a batch the provider may hold is looked up
+    there either way (the judges' pass uses batches while any is outstanding)."""
     folder = tmp_path / "run"
     with FakeBatchServer(polls_to_end=2, reply=lambda prompt: "yes - same", hold_creates=True) as server:
         run = blind_run(tmp_path, monkeypatch, server, provider)
@@ -83,7 +89,8 @@ def test_a_run_killed_before_journaling_its_batch_does_not_submit_it_again(tmp_p
             server.released.set()
         assert '"submitted"' not in journal_text(folder)  # killed before it
         notes: list[str] = []
-        outcome = run_eval(run, folder, on_note=notes.append)
+        rerun = run if rerun_with_flag else run.model_copy(update={"judge_batch": False})
+        outcome = run_eval(rerun, folder, on_note=notes.append)
     assert server.creates == 1  # the killed run's batch, and no other
     assert outcome.judgments_pending == 0
     found = [json.loads(line) for line in (folder / "judgments.jsonl").open()]

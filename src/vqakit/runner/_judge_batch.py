@@ -33,14 +33,24 @@ MAX_ROUNDS = 25  # a judge that keeps making new calls is stopped here (none tak
 
 
 def outstanding_batches(folder: Path) -> list[str]:
-    """Ids of the batches submitted for this run folder that have not ended."""
-    submitted, ended = [], set()
+    """Ids of the batches submitted for this run folder that have not ended, and `intent:<id>`
+    for each batch about to be submitted when the process stopped (an intent line with no
+    `submitted` or `unsent` line): the provider may hold it, so the next pass looks it up there
+    instead of asking the same questions again."""
+    submitted, ended, intents, settled = [], set(), [], set()
     for event in complete_lines(folder / JUDGE_BATCHES, json.loads, repair=False):
-        if event.get("event") == "submitted":
+        kind = event.get("event")
+        if kind == "submitted":
             submitted.append(event["batch"])
-        elif event.get("event") == "ended":
+            settled.add(event.get("intent"))
+        elif kind == "ended":
             ended.add(event["batch"])
-    return [batch for batch in submitted if batch not in ended]
+        elif kind == "intent":
+            intents.append(event["intent"])
+        elif kind == "unsent":
+            settled.add(event.get("intent"))
+    waiting = [batch for batch in submitted if batch not in ended]
+    return waiting + [f"intent:{intent}" for intent in intents if intent not in settled]
 
 
 def uses_batches(config: EvalConfig, folder: Path) -> bool:
