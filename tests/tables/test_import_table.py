@@ -353,3 +353,18 @@ def test_a_tsv_table_keeps_tabs_commas_and_quotes(tmp_path, videos, mapping):
     (sample,) = report.benchmark.samples
     assert sample.question == 'What "passes", by?' and sample.choices == ["a bike, red", "a car", "a boat"]
     assert report.problems == [f"{table}:3:answer: 9 is out of range for 3 options (index)"]
+
+
+def test_a_row_the_sample_schema_refuses_is_left_out_alone(tmp_path, videos):
+    rows = [
+        {"id": "a", "q": "A?", "o": ["x", "y"], "v": "bikes", "ans": 0, "tracks": None},
+        {"id": "b", "q": "B?", "o": ["x", "y"], "v": "bikes", "ans": 1, "tracks": '[{"id": "no-track"}]'},
+    ]
+    mapping = {"id": "{id}", "question": "q", "options": "o", "answer": {"column": "ans", "kind": "index"},
+               "video": "{v}.mp4", "objects": "tracks"}  # fmt: skip
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(mapping))
+    table = _write(rows, tmp_path / "t.jsonl")
+    report = import_table(table, tmp_path / "m.yaml", videos, tmp_path / "bench")
+    assert [s.id for s in report.benchmark.samples] == ["a"]
+    (problem,) = report.problems
+    assert problem.startswith(f"{table}:2:objects.0.")

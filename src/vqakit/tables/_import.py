@@ -1,9 +1,13 @@
 """A table of questions and a folder of videos to a benchmark folder (`vqakit import table`).
 
-Rows that cannot be read, or whose cells the mapping cannot use, are left out and listed as
-`FILE:ROW:COLUMN: problem`; a row whose video is missing is left out and listed under its video:
-neither is fatal, nor is a video that cannot be read (checked as `vqakit validate` checks it). A
-window that ends past its video is cut at the video's end, as the releases' loaders do.
+Rows that cannot be read (the reader's refusals: text that is not UTF-8 or holds NUL characters
+or unpaired surrogates, numbers beyond 64 bits or not finite), whose cells the mapping cannot
+use (a time that overflows, is negative or ends before it starts; an answer beyond the options),
+whose subtitles cannot be read or converted, or that the sample schema refuses, are left out
+and listed as `FILE:ROW:COLUMN: problem`; a row whose video is missing is left out and listed
+under its video: none of these is fatal, nor is a video that cannot be read (checked as
+`vqakit validate` checks it). A window that ends past its video is cut at the video's end, as
+the releases' loaders do.
 Videos are placed under `media/` at their path relative to `--videos`
 (hard-linked, copied across filesystems), subtitles at theirs relative to `--subtitles`. The
 written folder is checked on the way out (`write_benchmark_folder`), videos opened.
