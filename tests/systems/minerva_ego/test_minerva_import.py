@@ -180,3 +180,32 @@ def test_imported_fixture_with_hints_rubric_and_recall(imported, tmp_path):
         "By video_length",
     ):
         assert words in page
+
+
+def test_video_ids_that_break_url_parsing_or_file_name_limits_fail_their_question_only(tmp_path):
+    """A video id like `https://[x` (an unclosed IPv6 host to urllib) and a videos CSV path
+    longer than the file system allows are problems of their question, found by the fuzz."""
+    from vqakit.systems.minerva_ego.importer import import_minerva
+    from vqakit.systems.minerva_ego.release import video_key
+
+    assert video_key("https://[[[bad/clip.mp4") == "clip"
+    write_index_clip(tmp_path / "store/a.mp4", seconds=1, width=64, height=48)
+    record = {
+        "question": "What is picked up first?",
+        **{f"answer_choice_{i}": text for i, text in enumerate("abcde")},
+        "answer_id": 0,
+        "answer": "a",
+    }
+    records = [
+        {**record, "key": "good", "video_id": "vidA"},
+        {**record, "key": "ipv6", "video_id": "https://[[[bad"},
+        {**record, "key": "long", "video_id": "x" * 300},
+    ]
+    (tmp_path / "release.json").write_text(json.dumps(records))
+    (tmp_path / "videos.csv").write_text(
+        f"video_id,path\nvidA,store/a.mp4\nhttps://[[[bad,store/a.mp4\n{'x' * 300},store/{'y' * 300}.mp4\n"
+    )
+    report = import_minerva(tmp_path / "release.json", tmp_path / "videos.csv", tmp_path / "out")
+    assert report.written == 2  # the id that is no URL still finds its row of the CSV
+    assert len(report.problems) == 1 and "record 3 (long): video_id:" in report.problems[0]
+    assert "cannot be looked up (File name too long)" in report.problems[0]

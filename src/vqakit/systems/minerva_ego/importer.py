@@ -156,7 +156,12 @@ def import_minerva(
             continue
         video_id = str(record["video_id"])
         source = found.get(video_id.strip()) or found.get(video_key(video_id))
-        if source is None or not source.is_file():
+        try:
+            present = source is not None and source.is_file()
+        except OSError as error:  # a name too long for the file system, ...
+            report.problems.append(f"{where}: video_id: {source}: cannot be looked up ({error.strerror})")
+            continue
+        if not present:
             report.missing_videos.setdefault(video_id, []).append(key)
             continue
         try:

@@ -142,8 +142,11 @@ def video_key(video_id: str) -> str:
     URL or path (without a video extension), or the id itself."""
     text = video_id.strip()
     if re.match(r"^(?:https?://|(?:www\.|m\.)?youtu(?:be\.com|\.be)/)", text, re.IGNORECASE):
-        url = urlparse(text if "://" in text else f"https://{text}")
-        host = (url.hostname or "").lower().removeprefix("www.").removeprefix("m.")
+        try:
+            url = urlparse(text if "://" in text else f"https://{text}")
+            host = (url.hostname or "").lower().removeprefix("www.").removeprefix("m.")
+        except ValueError:  # not a URL after all (an unclosed `[` reads as an IPv6 host)
+            return _last_part(text)
         parts = [part for part in url.path.split("/") if part]
         found = None
         if host == "youtu.be" and parts:
@@ -156,11 +159,15 @@ def video_key(video_id: str) -> str:
         if found and re.fullmatch(r"[A-Za-z0-9_-]+", found):
             return found
         text = url.path
+    return _last_part(text)
+
+
+def _last_part(text: str) -> str:
+    """The last part of a path, without a video extension."""
     last = text.rstrip("/").rsplit("/", 1)[-1]
     for extension in VIDEO_EXTENSIONS:
         if last.lower().endswith(extension):
-            last = last[: -len(extension)]
-            break
+            return last[: -len(extension)]
     return last
 
 
