@@ -468,3 +468,26 @@ def test_cli_names_the_bad_line():
         check=False,
     )
     assert result.returncode == 1 and "line 2" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_answer_tags_are_found_in_one_pass():
+    """`<answer>(.*?)</answer>` scanned to the end of the reply from every opening tag that is
+    never closed: 20,000 of them took 29 s. The tags are now found in one pass."""
+    import re
+    import time
+
+    from vqakit.scoring._extract_patterns import closed_answers
+
+    regex = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+    for reply in (
+        "<answer>B</answer>",
+        "x <ANSWER> a </Answer> then <answer>\nC\n</answer> <answer> d",
+        "<answer><answer>B</answer></answer>",
+        "</answer><answer>",
+        "no tag",
+    ):
+        assert closed_answers(reply) == [(m.start(), m[1]) for m in regex.finditer(reply)]
+    hostile = "<answer> A " * 40_000 + "<answer>\nC"
+    started = time.monotonic()
+    assert extract_choice(hostile, 4).choice == 2  # what follows the last tag, never closed
+    assert time.monotonic() - started < 15  # a guard against the quadratic scan (minutes), not a timing

@@ -66,6 +66,7 @@ from vqakit.scoring._extract_patterns import (
     TENTATIVE_END,
     WRAPPED,
     Options,
+    closed_answers,
     label_at,
     lone_label,
     prose_label,
@@ -151,7 +152,9 @@ def _decide(value: int | str, what: str) -> Extraction:
 
 def _tagged(text: str, options: Options) -> Extraction | None:
     """The last explicit final answer, or an abstention when that one is invalid."""
-    found: list[tuple[int, int | str]] = []
+    found: list[tuple[int, int | str]] = [
+        (start, _contained(inside, options)) for start, inside in closed_answers(text)
+    ]
     for pattern in CONTAINERS:
         found += [(m.start(), _contained(m[1], options)) for m in pattern.finditer(text)]
     if unclosed := unclosed_answer(text):

@@ -19,9 +19,8 @@ REASONING = re.compile(r"<(think|thinking|reasoning)>", _I)
 EMPHASIS = re.compile(r"\*\*|__|`+|^#+\s*", re.MULTILINE)
 # a label in quotes, italics or underscores: "B", *D*, _A_ (read as a marked label, (B))
 WRAPPED = re.compile(rf"(?<![A-Za-z0-9])[\"'*_]\s*({TOKEN})\s*[\"'*_](?![A-Za-z0-9])")
-# what holds a final answer: an answer tag, \boxed{} (an answer tag never closed: `unclosed_answer`)
+# what holds a final answer: \boxed{} (answer tags: `closed_answers`, `unclosed_answer`)
 CONTAINERS = [
-    re.compile(r"<answer>(.*?)</answer>", _I | re.DOTALL),
     re.compile(r"\\boxed\{(?:\s*\\text\{)?([^{}]*)\}", _I),
 ]
 JSON = re.compile(r"\{[^{}]*\}", re.DOTALL)
@@ -67,6 +66,20 @@ MARKED = re.compile(
     rf"(?<![A-Za-z0-9])\(\s*({TOKEN})\s*\)|\[\s*({TOKEN})\s*\]|(?<![A-Za-z0-9(\[])([A-Z])\)"
     rf"|(?i:(?:{phrases.OPTION_WORDS}))\s*(?:[(\[]\s*)?({TOKEN})(?![A-Za-z0-9])"
 )
+
+
+def closed_answers(text: str) -> list[tuple[int, str]]:
+    """(start, what is inside) of each `<answer>...</answer>`, in order, in one pass: a regex
+    (`<answer>(.*?)</answer>`) scans to the end from every opening tag that is never closed,
+    which took 29 s on a reply of 20,000 opening tags."""
+    lower, found, at = text.lower(), [], 0
+    while (start := lower.find("<answer>", at)) >= 0:
+        end = lower.find("</answer>", start + len("<answer>"))
+        if end < 0:
+            break  # no later opening tag is closed either
+        found.append((start, text[start + len("<answer>") : end]))
+        at = end + len("</answer>")
+    return found
 
 
 def unclosed_answer(text: str) -> tuple[int, str] | None:
