@@ -29,6 +29,10 @@ record (skipped and listed as `FILE[:LINE][: record KEY]: field: problem`, `Inpu
 the file. A file that cannot be read at all is an `InputError` whose message names it (and the
 line). `reading(path)` marks work on an input, so that even a bug names the file.
 
+Shared databases (`_sqlite`): `open_shared_database` opens a SQLite file that several processes,
+and hosts sharing a network file system, read and write (WAL locally, the rollback journal on a
+network file system); `on_network_filesystem` tells which.
+
 Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links`,
 `link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in
 a fresh temporary folder beside it, then rename into place).
@@ -57,6 +61,7 @@ from vqakit.files._media import (
 )
 from vqakit.files._names import slug
 from vqakit.files._problems import InputError, InputProblem, last_read, note_read, one_line, reading
+from vqakit.files._sqlite import on_network_filesystem, open_shared_database
 from vqakit.files._tables import (
     TABLE_FORMATS,
     Record,
@@ -99,7 +104,9 @@ __all__ = [
     "link_or_copy",
     "media_name_problem",
     "note_read",
+    "on_network_filesystem",
     "one_line",
+    "open_shared_database",
     "parse_json",
     "parse_rows",
     "parse_table",

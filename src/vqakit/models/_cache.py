@@ -20,7 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import cache_folder
+from vqakit.files import cache_folder, open_shared_database
 from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage, Video
 
@@ -65,11 +65,10 @@ def cache_key(spec: str, params: dict[str, Any], messages: list[Message]) -> str
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def open_wal_database(path: Path, schema: str) -> sqlite3.Connection:
-    """A SQLite file in WAL mode that several processes can read and write at once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA journal_mode=WAL")
+def open_cache_database(path: Path, schema: str) -> sqlite3.Connection:
+    """A cache's SQLite file that several processes (and hosts sharing the folder) read and
+    write at once."""
+    connection = open_shared_database(path, timeout=30, check_same_thread=False)
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute(schema)
     return connection
@@ -82,7 +81,7 @@ class ResponseCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
-            self._connection = open_wal_database(
+            self._connection = open_cache_database(
                 self.path,
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, spec TEXT NOT NULL, "
                 "completion TEXT NOT NULL, created REAL NOT NULL)",

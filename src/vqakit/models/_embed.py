@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
-from vqakit.models._cache import default_cache_path, open_wal_database
+from vqakit.models._cache import default_cache_path, open_cache_database
 from vqakit.models._embed_api import EmbeddingsClient, parse_embedder_spec
 from vqakit.models._images import as_array, pixel_hash
 from vqakit.models._retry import RetryPolicy
@@ -87,7 +87,7 @@ class EmbeddingCache:
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
-            self._connection = open_wal_database(
+            self._connection = open_cache_database(
                 self.path, "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
             )
         return self._connection
