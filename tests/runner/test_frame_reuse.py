@@ -86,6 +86,10 @@ def test_samples_on_one_video_share_one_decode(tmp_path: Path):
     assert len(videos) == 6
     distinct = {tuple(strip) for strip in (p.images for p in predictions.values())}
     assert outcome.frames.decoded == 4 * len(distinct) and outcome.frames.jobs == len(distinct)
+    # results.json says how the frames were had: decoded, in how many jobs, read from the store
+    counted = json.loads((tmp_path / "run" / "results.json").read_text())["frames"]
+    assert counted == {"decoded": outcome.frames.decoded, "jobs": outcome.frames.jobs, "from_store": 0,
+                       "strips_from_store": 0}  # fmt: skip
 
 
 UNGUARDED = """

@@ -1,6 +1,10 @@
 """How a sample becomes a prediction. A method is one async function, registered by name with
 the options it owns (`@method`); benchmark systems register theirs the same way.
 
+Frames a method shows are named, not held (`request_frames`, `frames_part`, `frames_strip`;
+`Overlay` for what it draws on them): the run's frame provider decodes each once, keeps it in the
+frame store, and the response cache keys it by identity.
+
 Generic methods:
 - `direct`: sampled frames + question (+ options) -> model -> extracted answer; with
   `--input video`, the video itself where the backend takes video (`_video_input`).
@@ -13,7 +17,7 @@ Generic methods:
 
 from vqakit.methods._baselines import random_choice, text_similarity
 from vqakit.methods._direct import Visual, ask_model, blind, build_prompt, direct, frame_request, window_spec
-from vqakit.methods._frames import FrameProvider, FrameRequest, FrameStats
+from vqakit.methods._frames import FrameProvider, FrameStats
 from vqakit.methods._human import (
     HUMAN,
     HUMAN_ANSWERS,
@@ -25,6 +29,14 @@ from vqakit.methods._human import (
     prediction_from_answer,
     read_answers,
 )
+from vqakit.methods._named import (
+    frames_part,
+    frames_strip,
+    protocol_resize,
+    request_frames,
+    sendable,
+    sent_encoding,
+)
 from vqakit.methods._registry import (
     Method,
     MethodContext,
@@ -35,6 +47,7 @@ from vqakit.methods._registry import (
     methods,
     option_names,
 )
+from vqakit.methods._requests import FrameRequest, Overlay
 from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, describe_video_input, sent_video, video_parts
 
@@ -51,6 +64,7 @@ __all__ = [
     "MethodContext",
     "MethodSetupError",
     "NoOptions",
+    "Overlay",
     "PersonName",
     "VideoOptions",
     "Visual",
@@ -60,6 +74,8 @@ __all__ = [
     "describe_video_input",
     "direct",
     "frame_request",
+    "frames_part",
+    "frames_strip",
     "get_method",
     "human",
     "keep_strip",
@@ -67,9 +83,13 @@ __all__ = [
     "methods",
     "option_names",
     "prediction_from_answer",
+    "protocol_resize",
     "random_choice",
     "read_answers",
+    "request_frames",
     "save_strip",
+    "sendable",
+    "sent_encoding",
     "sent_images",
     "sent_text",
     "sent_video",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from vqakit.methods._frames import FrameRequest
+from vqakit.methods._named import frames_part, frames_strip, request_frames, sendable
 from vqakit.methods._registry import MethodContext, method
 from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
@@ -55,18 +57,10 @@ def window_spec(sample: Sample, spec_text: str):
 def frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None:
     """The frames `direct` sends for a sample (named, not decoded), or None when the protocol
     asks for none. VideoError when the video cannot be read."""
-    from vqakit.video import Resize
-
     spec = window_spec(sample, context.protocol.frames)
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
-    resize = (
-        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
-        if context.protocol.short_side
-        else None
-    )
-    encoding = getattr(context.model, "image_encoding", None)  # None: the model takes pixels
-    return context.frames.request(str(context.root / sample.videos[0].path), spec, resize, encoding)
+    return request_frames(context, context.root / sample.videos[0].path, spec)
 
 
 def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
@@ -87,29 +81,21 @@ class Visual:
 
 
 def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
-    from vqakit.models import Frames
-
     request = frame_request(sample, context)
     if request is None:
         return Visual([], [])
-    provider = context.frames
-    frames = Frames((), request.times_s, identity=request.identity, fetch=lambda: provider.images(request))
-
-    async def strip() -> bytes:
-        return await provider.strip(request)
-
-    return Visual([frames], list(request.times_s), request.identity, strip)
+    strip = frames_strip(context, request)
+    return Visual([frames_part(context, request)], list(request.times_s), request.identity, strip)
 
 
-async def ask_model(
-    sample: Sample,
-    context: MethodContext,
-    name: str,
-    visual: Callable[[Sample, MethodContext], tuple[list, list[float]] | Visual] | None,
-) -> Prediction:
+Shown = tuple[list, list[float]] | Visual
+VisualFn = Callable[[Sample, MethodContext], Shown] | Callable[[Sample, MethodContext], Awaitable[Shown]]
+
+
+async def ask_model(sample: Sample, context: MethodContext, name: str, visual: VisualFn | None) -> Prediction:
     """One model call: `visual` builds the video parts and the times of the frames sent (a
-    `Visual`, or the pair)."""
-    from vqakit.models import Message, Model
+    `Visual`, or the pair); a plain function runs in a worker thread, an async one on the loop."""
+    from vqakit.models import Message
 
     if context.model is None:
         return Prediction.failed(sample.id, name, "no_model", f"{name} needs --model")
@@ -126,7 +112,10 @@ async def ask_model(
                 model=str(context.model),
             )
         try:
-            shown = await asyncio.to_thread(visual, sample, context)
+            if inspect.iscoroutinefunction(visual):
+                shown = await visual(sample, context)
+            else:
+                shown = await asyncio.to_thread(visual, sample, context)
             shown = shown if isinstance(shown, Visual) else Visual(*shown)
             visual_parts, times = shown.parts, shown.times
             if shown.identity is not None and shown.strip is not None:
@@ -136,12 +125,10 @@ async def ask_model(
     parts = [*visual_parts, build_prompt(sample, context)]
     if images is None:
         images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(visual_parts))
-    message = Message.user(*parts)
-    if not isinstance(context.model, Model):  # another kind of model gets the frames themselves
-        try:
-            message = await message.loaded()
-        except Exception as error:
-            return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
+    try:
+        message = await sendable(context, Message.user(*parts))
+    except Exception as error:
+        return Prediction.failed(sample.id, name, "video", str(error), model=str(context.model))
     completion = await context.model.complete([message], sample_id=sample.id)
     base = {
         "sample_id": sample.id,

@@ -1,15 +1,18 @@
-"""One decode job: a video's frames decoded in one forward pass, each encoded as it is sent, and
-the strips wanted of them. Plain data in and out, so a job runs in a worker process as well as
-in a thread."""
+"""One decode job: a video's frames decoded in one forward pass, each made into what is sent
+(drawn on, where a method draws, then encoded), and the strips wanted of them. Plain data in and
+out, so a job runs in a worker process as well as in a thread."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from vqakit.video import Resize
+
+Drawing = tuple[Callable[[np.ndarray, Any], np.ndarray], Any]  # (draw, what to draw on this frame)
 
 
 @dataclass(frozen=True)
@@ -18,13 +21,15 @@ class DecodeJob:
     numbers: tuple[int, ...]  # distinct frame numbers, ascending
     resize: Resize | None
     encoding: dict[str, Any] | None  # `models.image_encoding(...)`; None: RGB arrays as decoded
-    strips: tuple[tuple[int, ...], ...] = ()  # frame sets whose strip (`video.strip_jpeg`) is wanted
+    # what to make: (frame key, frame number, drawing or None); by default each number as decoded
+    outputs: tuple[tuple[str, int, Drawing | None], ...] = ()
+    strips: tuple[tuple[Any, ...], ...] = ()  # the outputs (keys) whose strip (`video.strip_jpeg`) is wanted
     frame_threads: bool | None = None
 
 
 @dataclass
 class JobResult:
-    frames: dict[int, Any] = field(default_factory=dict)  # number -> EncodedImage or RGB array
+    frames: dict[Any, Any] = field(default_factory=dict)  # output key -> EncodedImage or RGB array
     strips: list[bytes] = field(default_factory=list)  # in the order of `DecodeJob.strips`
     frames_decoded: int = 0
 
@@ -58,7 +63,13 @@ def run_job(job: DecodeJob) -> JobResult:
         frame_threads=job.frame_threads,
     )
     result = JobResult(frames_decoded=len(decoded))
-    for frame in decoded:
-        result.frames[frame.frame_number] = sent_image(frame.image, job.encoding)
-    result.strips = [strip_of([result.frames[n] for n in numbers]) for numbers in job.strips]
+    images = {frame.frame_number: frame.image for frame in decoded}
+    outputs = job.outputs or tuple((n, n, None) for n in job.numbers)
+    for key, number, drawing in outputs:
+        image = images[number]
+        if drawing is not None:
+            draw, what = drawing
+            image = draw(image, what)
+        result.frames[key] = sent_image(image, job.encoding)
+    result.strips = [strip_of([result.frames[key] for key in keys]) for keys in job.strips]
     return result

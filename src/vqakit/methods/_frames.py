@@ -1,8 +1,9 @@
 """Where a run's methods get video frames: each frame decoded once, encoded once, shared.
 
 A `FrameRequest` names frames without decoding them: the video's content digest, the exact
-frame numbers, the resize and the encoding (`identity`). The `FrameProvider` of a run answers
-requests from, in order:
+frame numbers, the resize and the encoding (`identity`), and what a method draws on them (an
+`Overlay`: hints' marks), if anything. The `FrameProvider` of a run answers requests from, in
+order:
 
 1. frames this run already has (samples asking for the same frames share one decode, with or
    without the store);
@@ -19,66 +20,24 @@ waits for room: back-pressure).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
 from typing import Any
 
-from vqakit.methods._frame_jobs import DecodeJob, JobResult, run_job, strip_of
+from vqakit.methods._frame_jobs import DecodeJob, Drawing, JobResult, run_job, strip_of
+from vqakit.methods._requests import FrameRequest, joined_identity
 from vqakit.schema import SamplingSpec, sample_times
-from vqakit.video import FrameStore, Resize, VideoError, content_digest, frame_index, frame_key
+from vqakit.video import FrameStore, Resize, VideoError, content_digest, frame_index
 
 log = logging.getLogger(__name__)
 
 JOB_FRAMES = 64  # frames per decode job at most: what one job holds decoded at once
 RECENT_BYTES = 64 * 2**20  # frames kept for reuse after their planned samples are done
 RECENT_STRIPS = 256  # strips kept for samples that ask for them again
-
-
-@dataclass(frozen=True, eq=False)
-class FrameRequest:
-    """Which frames of which video, at which size, encoded how; nothing decoded."""
-
-    path: str
-    digest: str
-    numbers: tuple[int, ...]
-    times_s: tuple[float, ...]
-    resize: Resize | None
-    encoding: dict[str, Any] | None
-
-    @cached_property
-    def identity(self) -> str:
-        what = {
-            "video": self.digest,
-            "frames": list(self.numbers),
-            "resize": self.resize.key() if self.resize else None,
-            "encoding": self.encoding,
-        }
-        return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
-
-    @cached_property
-    def frame_keys(self) -> tuple[str, ...]:
-        encoding = json.dumps(self.encoding, sort_keys=True)
-        return tuple(_frame_key(self.digest, n, self.resize, encoding) for n in self.numbers)
-
-    @property
-    def strip_key(self) -> str:
-        return "strip:" + self.identity
-
-    @property
-    def group(self) -> tuple[str, Resize | None, str]:
-        """Requests of one group can share a decode job."""
-        return self.path, self.resize, json.dumps(self.encoding, sort_keys=True)
-
-
-@lru_cache(maxsize=65536)
-def _frame_key(digest: str, number: int, resize: Resize | None, encoding: str) -> str:
-    return frame_key(digest, number, resize, json.loads(encoding))
 
 
 def _size(image: Any) -> int:
@@ -165,30 +124,34 @@ class FrameProvider:
                 self._keep_recent(key)
         return tuple([await future for future in futures])
 
-    async def strip(self, request: FrameRequest) -> bytes:
-        """The strip of the request's frames as sent (JPEG bytes), made once per identity."""
-        future = self._strips.get(request.strip_key)
+    async def strip(self, request: FrameRequest, *more: FrameRequest) -> bytes:
+        """The strip of the requests' frames as sent, side by side in order (JPEG bytes), made
+        once per identity (and kept in the store)."""
+        requests = (request, *more)
+        key = request.strip_key if not more else "strip:" + joined_identity(requests)
+        future = self._strips.get(key)
         if future is None:
-            future = self._strips[request.strip_key] = asyncio.get_running_loop().create_future()
+            future = self._strips[key] = asyncio.get_running_loop().create_future()
             while len(self._strips) > RECENT_STRIPS:
                 self._strips.popitem(last=False)
             try:
-                future.set_result(await self._make_strip(request))
+                future.set_result(await self._make_strip(requests, key))
             except Exception as error:
                 future.set_exception(error)
                 future.exception()  # retrieved: the caller raises it below
         return await future
 
-    async def _make_strip(self, request: FrameRequest) -> bytes:
-        if self.store is not None:
-            held = await asyncio.to_thread(self.store.get_many, [request.strip_key])
-            if request.strip_key in held:
+    async def _make_strip(self, requests: tuple[FrameRequest, ...], key: str) -> bytes:
+        storable = self.store is not None and all(r.encoding is not None for r in requests)
+        if storable:
+            held = await asyncio.to_thread(self.store.get_many, [key])
+            if key in held:
                 self.stats.strips_from_store += 1
-                return held[request.strip_key][0]
-        images = await self.images(request)
-        data = await asyncio.to_thread(strip_of, list(images))
-        if self.store is not None:
-            await asyncio.to_thread(self.store.put_many, [(request.strip_key, data, 0, 0)])
+                return held[key][0]
+        images = [image for request in requests for image in await self.images(request)]
+        data = await asyncio.to_thread(strip_of, images)
+        if storable:
+            await asyncio.to_thread(self.store.put_many, [(key, data, 0, 0)])
         return data
 
     def _claim(self, keys: Iterable[str]) -> dict[str, asyncio.Future]:
@@ -204,7 +167,20 @@ class FrameProvider:
         self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
     ) -> None:
         """Answer the claimed futures (frames of `requests`) from the store or decode jobs; with
-        `strips`, the jobs also make the strips of the requests they decode whole."""
+        `strips`, the jobs also make the strips of the requests they decode whole. Whatever
+        goes wrong, every claimed future is answered (a sample never waits for frames forever)."""
+        try:
+            await self._answer(requests, claimed, strips=strips)
+        except Exception as error:
+            for future in claimed.values():
+                if not future.done():
+                    future.set_exception(error)
+                    future.exception()  # retrieved: the samples on these frames report it
+            raise
+
+    async def _answer(
+        self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
+    ) -> None:
         held: dict[str, tuple[bytes, int, int]] = {}
         if self.store is not None and requests[0].encoding is not None:
             held = await asyncio.to_thread(self.store.get_many, claimed)
@@ -214,39 +190,48 @@ class FrameProvider:
             for key, (data, width, height) in held.items():
                 claimed[key].set_result(EncodedImage(data, width, height))
             self.stats.from_store += len(held)
-        to_decode: dict[tuple, dict[int, str]] = {}
+        # per group (video, resize, encoding): frame key -> (frame number, what is drawn on it),
+        # decoded from the first path the group's video was asked under
+        to_decode: dict[tuple, dict[str, tuple[int, Drawing | None]]] = {}
         strip_sets: dict[tuple, dict[str, FrameRequest]] = {}
+        paths: dict[tuple, str] = {}
         for request in requests:
+            paths.setdefault(request.group, request.path)
             for number, key in zip(request.numbers, request.frame_keys, strict=True):
                 if key in claimed and key not in held:
-                    to_decode.setdefault(request.group, {})[number] = key
+                    to_decode.setdefault(request.group, {})[key] = (number, request.drawing(number))
             if strips and request.strip_key not in self._strips:
                 strip_sets.setdefault(request.group, {}).setdefault(request.strip_key, request)
         loop = asyncio.get_running_loop()
         jobs = []
         for group, wanted in to_decode.items():
-            numbers = sorted(wanted)
+            numbers = sorted({number for number, _ in wanted.values()})
             for start in range(0, len(numbers), JOB_FRAMES):
-                chunk = numbers[start : start + JOB_FRAMES]
-                whole = set(chunk)
+                whole = set(numbers[start : start + JOB_FRAMES])
+                frames = {
+                    key: (number, drawing, claimed[key])
+                    for key, (number, drawing) in wanted.items()
+                    if number in whole
+                }
                 strip_futures = {}
                 for key, request in list(strip_sets.get(group, {}).items()):
-                    if set(request.numbers) <= whole and key not in self._strips:
+                    if set(request.frame_keys) <= frames.keys() and key not in self._strips:
                         strip_futures[key] = (request, loop.create_future())
                         self._strips[key] = strip_futures[key][1]
                         del strip_sets[group][key]
-                frames = {n: (wanted[n], claimed[wanted[n]]) for n in chunk}
-                jobs.append(self._run(group, chunk, frames, list(strip_futures.values())))
+                made = list(strip_futures.values())
+                jobs.append(self._run(paths[group], group, sorted(whole), frames, made))
         await asyncio.gather(*jobs)
 
     async def _run(
         self,
+        path: str,
         group: tuple,
         numbers: list[int],
-        frames: dict[int, tuple[str, asyncio.Future]],
+        frames: dict[str, tuple[int, Drawing | None, asyncio.Future]],
         strips: list[tuple[FrameRequest, asyncio.Future]],
     ) -> None:
-        path, resize, encoding = group[0], group[1], json.loads(group[2])
+        resize, encoding = group[1], json.loads(group[2])
         executor = None
         if self.executor is not None and encoding is not None:
             try:
@@ -256,7 +241,10 @@ class FrameProvider:
                 self.executor = None
         # in a pool each process decodes on one thread: the processes use the cores
         threads = None if executor is None else False
-        job = DecodeJob(path, tuple(numbers), resize, encoding, tuple(r.numbers for r, _ in strips), threads)
+        outputs = tuple((key, number, drawing) for key, (number, drawing, _) in frames.items())
+        job = DecodeJob(
+            path, tuple(numbers), resize, encoding, outputs, tuple(r.frame_keys for r, _ in strips), threads
+        )
         try:
             result: JobResult | None = None
             if executor is not None:
@@ -270,7 +258,7 @@ class FrameProvider:
             if result is None:
                 result = await asyncio.to_thread(run_job, replace(job, frame_threads=None))
         except Exception as error:
-            for _, future in frames.values():
+            for *_, future in frames.values():
                 future.set_exception(error)
                 future.exception()  # kept for the run: each sample on these frames reports it
             for request, future in strips:
@@ -280,17 +268,19 @@ class FrameProvider:
             return
         self.stats.jobs += 1
         self.stats.decoded += result.frames_decoded
-        for number, (_, future) in frames.items():
-            future.set_result(result.frames[number])
-        for (_, future), data in zip(strips, result.strips, strict=True):
-            future.set_result(data)
         if self.store is not None and encoding is not None:
+            # kept before they are handed out: a run that ends as its last frames are sent has
+            # stored them all (writes left pending would be cancelled with its event loop)
             rows = [
-                (key, result.frames[n].data, result.frames[n].width, result.frames[n].height)
-                for n, (key, _) in frames.items()
+                (key, result.frames[key].data, result.frames[key].width, result.frames[key].height)
+                for key in frames
             ]
             rows += [(r.strip_key, data, 0, 0) for (r, _), data in zip(strips, result.strips, strict=True)]
             await asyncio.to_thread(self.store.put_many, rows)
+        for key, (*_, future) in frames.items():
+            future.set_result(result.frames[key])
+        for (_, future), data in zip(strips, result.strips, strict=True):
+            future.set_result(data)
 
     # --- planning ahead ---------------------------------------------------------------------
 

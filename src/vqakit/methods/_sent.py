@@ -49,18 +49,19 @@ def save_strip(context: MethodContext, key: str, images: list[np.ndarray]) -> li
 
 
 async def keep_strip(
-    context: MethodContext, identity: str, strip: Callable[[], Awaitable[bytes]]
+    context: MethodContext, identity: str, strip: Callable[[], Awaitable[bytes]], name: str | None = None
 ) -> list[str]:
     """Keep the strip of frames named by `identity` (made by `strip()`, JPEG bytes, only when the
     run folder lacks it): one file per distinct set of frames, shared by every sample that was
-    sent them (as `save_strip`'s list)."""
+    sent them (as `save_strip`'s list). `name` keeps it under that name instead (`save_strip`'s
+    key), for readers that look a strip up by sample."""
     if context.artifacts is None:
         return []
     import asyncio
 
     from vqakit.files import write_atomic
 
-    relative = strip_path(f"sent-{identity[:32]}")
+    relative = strip_path(name if name is not None else f"sent-{identity[:32]}")
     kept = context.shared.setdefault("kept_strips", set())  # written in this run: no need to look
     if relative in kept:
         return [relative]

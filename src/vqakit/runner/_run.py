@@ -18,7 +18,7 @@ import platform
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -294,6 +294,7 @@ def _run_logged(
     frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     log.close()
     finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
+    frame_totals = _frame_totals(folder, frames if todo else None)  # before results.json is rewritten
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
@@ -317,11 +318,27 @@ def _run_logged(
             judgments_pending=pending,
             judges=tuple(config.judges),
         )
+    if frame_totals:
+        results["frames"] = frame_totals
+        write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
 
 
 def _size(path: Path) -> int:
     return path.stat().st_size if path.is_file() else 0
+
+
+def _frame_totals(folder: Path, frames: FrameStats | None) -> dict[str, int] | None:
+    """results.json `frames`: how the evals on this folder that ran samples had their frames
+    (decoded, decode jobs, read from the frame store), summed; None where no engine counted them."""
+    try:
+        earlier = json.loads((folder / RESULTS).read_text(encoding="utf-8")).get("frames") or {}
+    except (OSError, ValueError):
+        earlier = {}
+    if frames is None:
+        return earlier or None
+    now = asdict(frames)
+    return {key: now[key] + int(earlier.get(key) or 0) for key in now}
 
 
 def _wall_time(folder: Path, elapsed: float, worked: bool) -> float | None:

@@ -33,7 +33,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from vqakit.methods import MethodContext, MethodSetupError, method, save_strip
+from vqakit.methods import (
+    FrameRequest,
+    MethodContext,
+    MethodSetupError,
+    frames_part,
+    frames_strip,
+    keep_strip,
+    method,
+    request_frames,
+    sendable,
+)
 from vqakit.models import EmbeddingError
 from vqakit.prompts import render_prompt
 from vqakit.runs import strip_path
@@ -53,74 +63,78 @@ from vqakit.systems.egofact.rag_steps import (
 from vqakit.systems.egofact.rag_units import Unit, find_units
 
 
-def _clip_frames(context: MethodContext, clip: Any, start: float | None, end: float | None) -> Any:
-    from vqakit.models import Frames
+def _clip_request(context: MethodContext, clip: Any, start: float | None, end: float | None) -> FrameRequest:
+    """The frames a unit is described from (named, not decoded): uniform over its window."""
     from vqakit.schema import Uniform
-    from vqakit.video import Resize, sample_frames
 
-    resize = (
-        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
-        if context.protocol.short_side
-        else None
-    )
-    frames = sample_frames(
-        context.root / clip.video.path, Uniform(context.options.caption_frames, start, end), resize=resize
-    )
-    return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
+    spec = Uniform(context.options.caption_frames, start, end)
+    return request_frames(context, context.root / clip.video.path, spec)
 
 
 async def _caption(
     sample: Sample, context: MethodContext, costs: StepCosts, unit: Unit, keywords: list[str]
-) -> tuple[str | None, Any]:
+) -> tuple[str | None, FrameRequest | None]:
     """(the description of one unit or None, the frames shown or None when none could be read);
     the keyword step's words, if any, are what the description should look out for."""
     from vqakit.models import Message
 
     try:
-        frames = await asyncio.to_thread(_clip_frames, context, unit.clip, *unit.window)
-    except Exception as error:  # a clip that cannot be decoded is reported, not fatal
+        request = await asyncio.to_thread(_clip_request, context, unit.clip, *unit.window)
+    except Exception as error:  # a clip that cannot be read is reported, not fatal
         costs.errors[f"caption:{unit.id}"] = f"video: {error}"
         return None, None
     prompt = render_prompt(
-        "rag_caption", count=str(len(frames.images)), question=sample.question, keywords=keywords
+        "rag_caption", count=str(len(request.times_s)), question=sample.question, keywords=keywords
     )
-    completion = await context.model.complete(
-        [Message.user(frames, prompt)], sample_id=f"{sample.id}:caption:{unit.id}"
-    )
+    try:
+        message = await sendable(context, Message.user(frames_part(context, request), prompt))
+    except Exception as error:  # nor one that cannot be decoded
+        costs.errors[f"caption:{unit.id}"] = f"video: {error}"
+        return None, None
+    completion = await context.model.complete([message], sample_id=f"{sample.id}:caption:{unit.id}")
+    if completion.error is not None and completion.error.type == "video":  # its frames could not be had
+        costs.errors[f"caption:{unit.id}"] = f"video: {completion.error.message}"
+        return None, None
     costs.add(completion)
     if completion.error is not None:
         costs.errors[f"caption:{unit.id}"] = f"{completion.error.type}: {completion.error.message}"
-        return None, frames
-    return completion.text, frames
+        return None, request
+    return completion.text, request
 
 
 async def _describe_units(
     sample: Sample, context: MethodContext, costs: StepCosts, units: list[Unit], trace: dict[str, Any]
 ) -> tuple[list[str], list[float]]:
     """Describe every unit; (descriptions best first, every frame time shown). The trace gets
-    `captions` and `frames_s` by clip, and each clip's frames are kept as one strip."""
+    `captions` and `frames_s` by clip, and each clip's frames are kept as one strip (from the
+    frame store when a run has made it before)."""
     described = await asyncio.gather(
         *(_caption(sample, context, costs, unit, trace.get("keywords") or []) for unit in units)
     )
-    by_clip: dict[str, list[tuple[float, Any, str | None]]] = {clip_id: [] for clip_id in trace["clips"]}
-    for unit, (text, frames) in zip(units, described, strict=True):
-        if frames is not None:
-            start = frames.times_s[0] if frames.times_s else 0.0
-            by_clip.setdefault(unit.clip.id, []).append((start, frames, text))
+    by_clip: dict[str, list[tuple[float, FrameRequest, str | None]]] = {clip: [] for clip in trace["clips"]}
+    for unit, (text, request) in zip(units, described, strict=True):
+        if request is not None:
+            start = request.times_s[0] if request.times_s else 0.0
+            by_clip.setdefault(unit.clip.id, []).append((start, request, text))
     captions, frames_s = {}, {}
     for clip_id, parts in by_clip.items():
         parts.sort(key=lambda part: part[0])
         texts = [text.strip() for _, _, text in parts if text is not None]
         if texts:
             captions[clip_id] = "\n\n".join(texts)
-        frames_s[clip_id] = [time for _, frames, _ in parts for time in frames.times_s]
-        images = [image for _, frames, _ in parts for image in frames.images]
-        if images:
-            await asyncio.to_thread(save_strip, context, f"{sample.id}-{clip_id}", images)
+        frames_s[clip_id] = [time for _, request, _ in parts for time in request.times_s]
+        shown = [request for _, request, _ in parts if request.numbers]
+        if shown:
+            try:
+                strip = frames_strip(context, *shown)
+                await keep_strip(context, shown[0].identity, strip, name=f"{sample.id}-{clip_id}")
+            except Exception as error:  # its frames could not be had after all
+                costs.errors[f"strip:{clip_id}"] = f"video: {error}"
+                frames_s[clip_id] = []
     trace["captions"] = captions
     trace["frames_s"] = frames_s
     texts = [text for text, _ in described if text is not None]
-    return texts, [time for _, frames in described if frames is not None for time in frames.times_s]
+    return texts, [time for _, request in described if request is not None for time in request.times_s]
 
 
 async def _passages(

@@ -25,7 +25,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from vqakit.methods import MethodContext, method, save_strip, sent_text
+from vqakit.methods import (
+    FrameRequest,
+    MethodContext,
+    frames_part,
+    frames_strip,
+    keep_strip,
+    method,
+    request_frames,
+    sendable,
+    sent_text,
+)
 from vqakit.prompts import render_prompt
 from vqakit.retrieval import passage_text
 from vqakit.schema import Benchmark, Prediction, PredictionError, Protocol, Sample
@@ -77,19 +87,12 @@ def frames_per_clip(total: int, clips: int) -> list[int]:
     return [share + (1 if rank < rest else 0) for rank in range(clips)]
 
 
-def _clip_frames(context: MethodContext, clip: Any, count: int) -> Any:
-    from vqakit.models import Frames
+def _clip_request(context: MethodContext, clip: Any, count: int) -> FrameRequest:
+    """`count` frames uniform over the clip (named, not decoded)."""
     from vqakit.schema import Uniform
-    from vqakit.video import Resize, sample_frames
 
-    resize = (
-        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
-        if context.protocol.short_side
-        else None
-    )
     spec = Uniform(count, clip.video.start_s, clip.video.end_s)
-    frames = sample_frames(context.root / clip.video.path, spec, resize=resize)
-    return Frames(tuple(f.image for f in frames), tuple(f.time_s for f in frames))
+    return request_frames(context, context.root / clip.video.path, spec)
 
 
 def answer_prompt(sample: Sample, passages: list[str]) -> str:
@@ -139,13 +142,16 @@ async def _show(
         if count == 0:
             continue
         try:
-            frames = await asyncio.to_thread(_clip_frames, context, benchmark.clips[clip_id], count)
+            request = await asyncio.to_thread(_clip_request, context, benchmark.clips[clip_id], count)
+            # the strip first: it has the frames (decoded, or from the store), so a clip that
+            # cannot be decoded is left out here rather than failing the whole request
+            name = f"{sample.id}-{clip_id}"
+            strips += await keep_strip(context, request.identity, frames_strip(context, request), name=name)
         except Exception as error:  # a clip that cannot be decoded is reported, not fatal
             errors[f"frames:{clip_id}"] = f"video: {error}"
             continue
-        trace["frames_s"][clip_id] = list(frames.times_s)
-        parts.append(frames)
-        strips += await asyncio.to_thread(save_strip, context, f"{sample.id}-{clip_id}", list(frames.images))
+        trace["frames_s"][clip_id] = list(request.times_s)
+        parts.append(frames_part(context, request))
     if errors:
         trace["step_errors"] = errors
     return parts, strips
@@ -175,7 +181,11 @@ async def run_videorag_jeong(sample: Sample, context: MethodContext) -> Predicti
     assert benchmark is not None
     texts = [passage_text(benchmark.passages[hit.id]).strip() for hit in passages]
     parts.append(answer_prompt(sample, texts))
-    completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
+    try:
+        message = await sendable(context, Message.user(*parts))
+    except Exception as error:
+        return Prediction.failed(sample.id, NAME, "video", str(error), model=model, retrieval=trace)
+    completion = await context.model.complete([message], sample_id=sample.id)
     base = {
         "sample_id": sample.id,
         "method": NAME,

@@ -24,11 +24,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from vqakit.methods import MethodContext, ask_model, method, window_spec
-from vqakit.schema import Benchmark, Prediction, Protocol, Sample, Timestamps, Uniform
+from vqakit.methods import FrameRequest, MethodContext, Visual, ask_model, method, sent_encoding
+from vqakit.schema import Benchmark, Prediction, Protocol, Sample
+from vqakit.systems.minerva_ego.hint_frames import detected_frames, hint_parts, hinted_frames, hinted_parts
+from vqakit.systems.minerva_ego.hint_frames import detected_parts as detected_parts  # for callers of hints
 from vqakit.systems.minerva_ego.recall import singular
 
 EXCLUSIONS_FILE = Path(__file__).with_name("hint_exclusions.txt")
@@ -96,117 +97,17 @@ async def object_categories(model: Any, sample: Sample) -> list[str]:
     return filter_categories(value.objects) if value is not None else []
 
 
-def _spread(indices: list[int], count: int) -> list[int]:
-    """`count` of the indices, evenly spaced (all of them when there are fewer)."""
-    if len(indices) <= count:
-        return list(indices)
-    return [indices[k] for k in np.linspace(0, len(indices) - 1, count).round().astype(int)]
+def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
+    """The frames `hints` will send for a sample, where they are known before it runs (tracks,
+    or plain frames); the detector path decides after a model step."""
+    if not sample.videos or (context.options.detector and not _tracked(sample)):
+        return []
+    hinted = hinted_frames(sample, context, sent_encoding(context))
+    return [hinted.request] if hinted.request.numbers else []
 
 
-def sent_size(model: Any, width: int, height: int) -> tuple[int, int]:
-    """The size a frame of `width` x `height` reaches the model at (`Model.sent_size`; a model
-    without one, e.g. a scripted double, receives it whole)."""
-    size = getattr(model, "sent_size", None)
-    return size(width, height) if callable(size) else (width, height)
-
-
-def _frames(sample: Sample, context: MethodContext, spec: Any) -> tuple[list[np.ndarray], list[float]]:
-    """The frames as the model receives them: sampled at the protocol's size, then shrunk as the
-    model's backend would, so that marks are drawn and text boxes given at the final size."""
-    from PIL import Image as PILImage
-
-    from vqakit.video import Resize, sample_frames
-
-    resize = (
-        Resize(short_side=context.protocol.short_side, upscale=context.protocol.upscale)
-        if context.protocol.short_side
-        else None
-    )
-    frames = sample_frames(context.root / sample.videos[0].path, spec, resize=resize)
-    images = []
-    for frame in frames:
-        height, width = frame.image.shape[:2]
-        size = sent_size(context.model, width, height)
-        if size != (width, height):
-            resized = PILImage.fromarray(frame.image).resize(size, PILImage.Resampling.BICUBIC)
-            images.append(np.asarray(resized))
-        else:
-            images.append(frame.image)
-    return images, [f.time_s for f in frames]
-
-
-def frame_parts(
-    images: list[np.ndarray], times: list[float], marks: list[list], style: set[str], source: tuple[int, int]
-) -> list:
-    """Message parts for hinted frames: the marks drawn (drawing styles), and with `text` /
-    `text1000` a line before each frame giving its time and the boxes in that frame's pixels
-    (or 0-1000), after a sentence saying how to read them; otherwise frames with time labels."""
-    from vqakit.models import Frames, Image, Text, frame_clocks
-    from vqakit.prompts import render_prompt
-    from vqakit.video import describe_marks, draw_marks
-
-    drawn = [draw_marks(image, m, style, source) for image, m in zip(images, marks, strict=True)]
-    if not style & {"text", "text1000"}:
-        return [Frames(tuple(drawn), tuple(times), label_times=True)] if drawn else []
-    normalised = "text1000" in style
-    size = (drawn[0].shape[1], drawn[0].shape[0]) if drawn else (0, 0)
-    described = [describe_marks(m, source, size, normalised=normalised) for m in marks]
-    parts: list = []
-    if any(described):
-        parts.append(
-            Text(render_prompt("hint_boxes_intro", normalised=normalised, width=size[0], height=size[1]))
-        )
-    for image, label, objects in zip(drawn, frame_clocks(times), described, strict=True):
-        parts += [Text(render_prompt("hint_boxes_frame", time=label, objects=objects)), Image(image)]
-    return parts
-
-
-def detected_parts(sample: Sample, context: MethodContext, categories: list[str]) -> tuple[list, list[float]]:
-    """Hints without tracks: detect the categories and mark what is found. With `temporal`, twice
-    the frame budget is sampled uniformly as candidates; frames with detections are kept (spread
-    evenly down to the budget) and the rest of the budget is filled evenly from the others."""
-    from vqakit.video import Mark, parse_style
-
-    style = parse_style(context.options.style)
-    detector = context.shared["detector"]
-    spec = window_spec(sample, context.protocol.frames)
-    budget = spec.n if isinstance(spec, Uniform) else None
-    if "temporal" in style and budget:
-        spec = Uniform(2 * budget, spec.start_s, spec.end_s)
-    images, times = _frames(sample, context, spec)
-    marks = [[Mark(d.label, d.box) for d in detector.detect(image, categories)] for image in images]
-    if "temporal" in style and budget:
-        found = [i for i, m in enumerate(marks) if m]
-        keep = _spread(found, budget)
-        keep = sorted(keep + _spread([i for i in range(len(images)) if i not in keep], budget - len(keep)))
-        images, times, marks = ([values[i] for i in keep] for values in (images, times, marks))
-    if not images:
-        return [], []
-    # detections are in pixels of the images themselves
-    return frame_parts(images, times, marks, style, (images[0].shape[1], images[0].shape[0])), times
-
-
-def hinted_parts(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
-    """Hints from the sample's tracks: frames (chosen where the objects are, with `temporal`)
-    with the marks of the objects present at each frame's time."""
-    from vqakit.video import frame_index, marks_at, parse_style, select_times
-    from vqakit.video import probe as probe_video
-
-    style = parse_style(context.options.style)
-    gap = context.options.max_gap_s
-    path = context.root / sample.videos[0].path
-    tracks = [t for t in sample.objects if t.video == 0]
-    spec = window_spec(sample, context.protocol.frames)
-    if "temporal" in style and tracks:
-        budget = spec.n if isinstance(spec, Uniform) else 16
-        duration = frame_index(path).duration_s
-        spec = Timestamps(tuple(select_times(tracks, duration, budget, root=context.root, max_gap_s=gap)))
-    images, times = _frames(sample, context, spec)
-    if not images:
-        return [], []
-    marks = [marks_at(tracks, t, context.root, max_gap_s=gap) for t in times]
-    # track boxes are in pixels of the displayed source frame
-    return frame_parts(images, times, marks, style, probe_video(path).display_size), times
+def _tracked(sample: Sample) -> bool:
+    return any(track.video == 0 for track in sample.objects)
 
 
 def _describe(options: HintOptions, protocol: Protocol) -> str:
@@ -214,13 +115,17 @@ def _describe(options: HintOptions, protocol: Protocol) -> str:
     return f"frames {protocol.frames}, prompt {protocol.prompt}, {hints}"
 
 
-@method("hints", needs_model=True, options=HintOptions, describe=_describe)
+@method("hints", needs_model=True, options=HintOptions, describe=_describe, plan_frames=planned_frames)
 async def hints(sample: Sample, context: MethodContext) -> Prediction:
     """`direct` with marks drawn around the tracked objects and frames chosen where they are."""
-    tracked = any(track.video == 0 for track in sample.objects)
     detector_spec = context.options.detector
-    if tracked or not detector_spec or not sample.videos:
-        return await ask_model(sample, context, "hints", hinted_parts)
+    if _tracked(sample) or not detector_spec or not sample.videos:
+
+        async def tracked(sample: Sample, context: MethodContext) -> Visual:
+            found = await asyncio.to_thread(hinted_frames, sample, context, sent_encoding(context))
+            return await hint_parts(context, found)
+
+        return await ask_model(sample, context, "hints", tracked)
     async with context.shared.setdefault("detector_lock", asyncio.Lock()):
         if "detector" not in context.shared:
             from vqakit.models import OpenVocabDetector
@@ -228,10 +133,11 @@ async def hints(sample: Sample, context: MethodContext) -> Prediction:
             context.shared["detector"] = await asyncio.to_thread(OpenVocabDetector, detector_spec)
     categories = await object_categories(context.model, sample)
 
-    def visual(sample: Sample, context: MethodContext) -> tuple[list, list[float]]:
-        return detected_parts(sample, context, categories)
+    async def detected(sample: Sample, context: MethodContext) -> Visual:
+        found = await detected_frames(sample, context, categories, sent_encoding(context))
+        return await hint_parts(context, found)
 
-    return await ask_model(sample, context, "hints", visual)
+    return await ask_model(sample, context, "hints", detected)
 
 
 def write_hinted_frames(

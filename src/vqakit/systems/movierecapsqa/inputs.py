@@ -10,23 +10,25 @@ movie), `missing_media` when the release has it but the user's file was not foun
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from vqakit.models import Frames, clock
+from vqakit.models import clock
 from vqakit.schema import (
     NOT_APPLICABLE,
     Fps,
     Protocol,
     Sample,
+    SamplingSpec,
     Timestamps,
     Uniform,
     VideoRef,
     parse_sampling,
     safe_media_path,
 )
-from vqakit.video import Cue, Resize, VideoError, cut_cues, read_subtitles, sample_frames
+from vqakit.video import Cue, VideoError, cut_cues, read_subtitles
 
 MISSING_MEDIA = "missing_media"
 UNREADABLE_SUBTITLES = "subtitles"
@@ -114,10 +116,10 @@ def dialogue_lines(cues: list[Cue]) -> list[str]:
     return [f"{clock(cue.start_s)} {' '.join(cue.text.splitlines())}".rstrip() for cue in cues]
 
 
-def setting_frames(ref: VideoRef, root: Path, protocol: Protocol) -> tuple[Frames, list[float]] | None:
-    """The protocol's frames over the video's window, labelled on the window's clock (0 at its
-    start, matching the dialogue's), and their times in the video itself. `at:` times count from
-    the window's start. None when the frame spec asks for no frames."""
+def setting_spec(ref: VideoRef, protocol: Protocol) -> SamplingSpec | None:
+    """The protocol's frames over the video's window (`at:` times count from the window's
+    start), or None when the frame spec asks for no frames. The frames are labelled on the
+    window's clock (0 at its start, matching the dialogue's): `window_times`."""
     spec = parse_sampling(protocol.frames)
     offset = ref.start_s or 0.0
     if isinstance(spec, Uniform | Fps) and spec.start_s is None and spec.end_s is None:
@@ -126,7 +128,10 @@ def setting_frames(ref: VideoRef, root: Path, protocol: Protocol) -> tuple[Frame
         spec = Timestamps(tuple(offset + t for t in spec.times_s))
     if (isinstance(spec, Uniform) and spec.n == 0) or (isinstance(spec, Timestamps) and not spec.times_s):
         return None
-    resize = Resize(short_side=protocol.short_side, upscale=protocol.upscale) if protocol.short_side else None
-    frames = sample_frames(root / ref.path, spec, resize=resize)
-    times = [frame.time_s for frame in frames]
-    return Frames(tuple(f.image for f in frames), tuple(max(0.0, t - offset) for t in times)), times
+    return spec
+
+
+def window_times(ref: VideoRef, times_s: Sequence[float]) -> list[float]:
+    """Times in the video as times on the window's clock (0 at its start)."""
+    offset = ref.start_s or 0.0
+    return [max(0.0, t - offset) for t in times_s]

@@ -17,7 +17,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vqakit.methods import MethodContext, MethodSetupError, method, save_strip, sent_images, sent_text
+from vqakit.methods import (
+    FrameRequest,
+    MethodContext,
+    MethodSetupError,
+    frames_part,
+    frames_strip,
+    keep_strip,
+    method,
+    request_frames,
+    sendable,
+    sent_text,
+)
 from vqakit.prompts import check_prompt, render_prompt
 from vqakit.schema import Benchmark, Prediction, PredictionError, Protocol, Sample
 from vqakit.systems.movierecapsqa.inputs import (
@@ -28,8 +39,9 @@ from vqakit.systems.movierecapsqa.inputs import (
     is_movierecaps_sample,
     release_fields,
     segment_dialogue,
-    setting_frames,
+    setting_spec,
     setting_video,
+    window_times,
 )
 from vqakit.video import VideoError
 
@@ -96,19 +108,39 @@ def describe(options: RecapsOptions, protocol: Protocol) -> str:
     return f"{options.setting}: {shown[options.inputs]}, prompt {options.prompt}"
 
 
-def _gather(sample: Sample, context: MethodContext, options: RecapsOptions) -> tuple[list, list[float], str]:
-    """(video parts, frame times in the video, prompt text) for one sample."""
+def _frames(sample: Sample, context: MethodContext, options: RecapsOptions) -> FrameRequest | None:
+    """The frames the setting shows (named, not decoded), or None for the dialogue alone."""
+    if options.inputs == "dialogue":
+        return None
+    ref = setting_video(sample, options.setting)
+    spec = setting_spec(ref, context.protocol)
+    if spec is None:
+        raise InputMissing("no_frames", f"the frame spec {context.protocol.frames!r} asks for no frames")
+    return request_frames(context, context.root / ref.path, spec)
+
+
+def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
+    """The frames `movierecaps` will send for a sample (for the runner's plan)."""
+    if not is_movierecaps_sample(sample):
+        return []
+    request = _frames(sample, context, context.options)
+    return [request] if request is not None else []
+
+
+def _gather(
+    sample: Sample, context: MethodContext, options: RecapsOptions
+) -> tuple[FrameRequest | None, list, list[float], str]:
+    """(the frames shown, video parts, frame times in the video, prompt text) for one sample; the
+    frames are named, labelled on the window's clock (0 at its start, as the dialogue is)."""
     dialogue = None
     if options.inputs != "frames":
         dialogue = dialogue_lines(segment_dialogue(sample, context.root))
     parts: list = []
     times: list[float] = []
-    if options.inputs != "dialogue":
-        ref = setting_video(sample, options.setting)
-        found = setting_frames(ref, context.root, context.protocol)
-        if found is None:
-            raise InputMissing("no_frames", f"the frame spec {context.protocol.frames!r} asks for no frames")
-        parts, times = [found[0]], found[1]
+    request = _frames(sample, context, options)
+    if request is not None:
+        labels = window_times(setting_video(sample, options.setting), request.times_s)
+        parts, times = [frames_part(context, request, times_s=labels)], list(request.times_s)
     text = render_prompt(
         options.prompt,
         folder=context.root,
@@ -117,7 +149,7 @@ def _gather(sample: Sample, context: MethodContext, options: RecapsOptions) -> t
         frames=bool(parts),
         dialogue=dialogue,
     )
-    return parts, times, text
+    return request, parts, times, text
 
 
 @method(
@@ -127,6 +159,7 @@ def _gather(sample: Sample, context: MethodContext, options: RecapsOptions) -> t
     preflight=check_benchmark,
     describe=describe,
     uses_frames=lambda options: options.inputs != "dialogue",
+    plan_frames=planned_frames,
 )
 async def movierecaps(sample: Sample, context: MethodContext) -> Prediction:
     """MovieRecapsQA: a recap or movie segment, or a whole recap or movie, with the movie dialogue."""
@@ -139,14 +172,18 @@ async def movierecaps(sample: Sample, context: MethodContext) -> Prediction:
     if not is_movierecaps_sample(sample):
         return Prediction.not_applicable(sample.id, NAME, "not a sample of `vqakit import movierecapsqa`")
     try:
-        parts, times, text = await asyncio.to_thread(_gather, sample, context, options)
+        request, parts, times, text = await asyncio.to_thread(_gather, sample, context, options)
+        images: list[str] = []
+        if request is not None:  # the strip first: it has the frames, decoded or from the store
+            strip = frames_strip(context, request)
+            images = await keep_strip(context, request.identity, strip, name=sample.id)
+        parts = [*parts, text]
+        message = await sendable(context, Message.user(*parts))
     except InputMissing as missing:
         return Prediction.failed(sample.id, NAME, missing.kind, str(missing), model=model)
     except VideoError as error:
         return Prediction.failed(sample.id, NAME, "video", str(error), model=model)
-    parts = [*parts, text]
-    images = await asyncio.to_thread(save_strip, context, sample.id, sent_images(parts))
-    completion = await context.model.complete([Message.user(*parts)], sample_id=sample.id)
+    completion = await context.model.complete([message], sample_id=sample.id)
     error = completion.error
     return Prediction(
         sample_id=sample.id,
