@@ -23,7 +23,9 @@ CONCURRENCY = 16
 DELAY_S = 0.3
 CHILD_MARK = "E2E-CHILD "
 
-# The eval command as a child process: imports first, then the run, timed on its own.
+# The eval command as a child process: imports first, then the run, timed on its own. The
+# command's exit status is the child's (click returns it from `main` in this mode, or raises
+# SystemExit), after the timing line.
 CHILD = """
 import json, os, sys, time
 import aiohttp, numpy, av, PIL.Image
@@ -31,17 +33,44 @@ import vqakit.cli, vqakit.runner, vqakit.models, vqakit.video, vqakit.methods, v
 vqakit.plugins.load_plugins()
 from vqakit.cli import main
 before, started = os.times(), time.perf_counter()
-code = 0
 try:
-    main(sys.argv[1:], standalone_mode=False)
+    returned = main(sys.argv[1:], standalone_mode=False)
+    code = returned if isinstance(returned, int) else 0
 except SystemExit as stop:
-    code = stop.code or 0
+    code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
 after = os.times()
 fields = ("user", "system", "children_user", "children_system")
 cpu = sum(getattr(after, k) - getattr(before, k) for k in fields)
 wall = time.perf_counter() - started
 print(MARK + json.dumps({"run_cpu_s": cpu, "run_wall_s": wall, "code": code}), flush=True)
+sys.exit(code)
 """.replace("MARK", repr(CHILD_MARK))
+
+
+class RunFailed(Exception):
+    """An eval the benchmark ran failed (its exit status, or errors in its results): the section
+    stops, and no figure of it is printed."""
+
+
+def check_results(out: Path, questions: int | None = None) -> dict[str, Any]:
+    """The run's results.json, after checking that every question was answered without error."""
+    path = out / "results.json"
+    if not path.is_file():
+        raise RunFailed(f"{out}: no results.json was written")
+    results = json.loads(path.read_text())
+    errors = results.get("errors") or {}
+    if errors.get("n"):
+        kinds = ", ".join(f"{kind} {count}" for kind, count in (errors.get("by_kind") or {}).items())
+        raise RunFailed(f"{out}: {errors['n']} questions failed ({kinds or 'see predictions.jsonl'})")
+    if questions is not None and answered(out) != questions:
+        raise RunFailed(f"{out}: {answered(out)} of {questions} questions answered")
+    return results
+
+
+def answered(out: Path) -> int:
+    """Questions answered so far in a run folder (lines of predictions.jsonl)."""
+    path = out / "predictions.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
 def load() -> str:
@@ -52,7 +81,9 @@ def load() -> str:
 # --- fixtures ------------------------------------------------------------------------------
 
 
-def write_bench(folder: Path, videos: dict[str, Path], questions: list[dict[str, Any]], frames: str) -> Path:
+def write_bench(
+    folder: Path, videos: dict[str, Path], questions: list[dict[str, Any]], frames: str, short_side: int = 448
+) -> Path:
     (folder / "media").mkdir(parents=True, exist_ok=True)
     for name, source in videos.items():
         target = folder / "media" / f"{name}.mp4"
@@ -63,7 +94,7 @@ def write_bench(folder: Path, videos: dict[str, Path], questions: list[dict[str,
         "version": "1",
         "license": "CC0-1.0",
         "description": "Benchmark fixture of benchmarks/e2e_throughput.py.",
-        "protocol": {"frames": frames, "short_side": 448},
+        "protocol": {"frames": frames, "short_side": short_side},
     }
     (folder / "benchmark.yaml").write_text(yaml.safe_dump(card))
     (folder / "samples.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
@@ -157,8 +188,11 @@ def run_eval_command(
     output = child.stdout.read().decode() if child.stdout else ""
     marked = [line for line in output.splitlines() if line.startswith(CHILD_MARK)]
     if child.returncode != 0 or not marked:
-        raise SystemExit(f"the eval command failed:\n{output[-3000:]}")
+        raise RunFailed(
+            f"`vqakit {' '.join(args[:2])}` exited with status {child.returncode}:\n{output[-3000:]}"
+        )
     measured = json.loads(marked[-1][len(CHILD_MARK) :])
+    results = check_results(out)
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return {
         "wall_s": wall,
@@ -167,6 +201,7 @@ def run_eval_command(
         "run_wall_s": measured["run_wall_s"],
         "peak_rss_mib": peak / 2**20,
         "server": server.stats(),
+        "frames": results.get("frames"),  # how the run had its frames (decoded, from the store)
         "output": output.strip().splitlines()[-1][:300],
     }
 
@@ -215,9 +250,11 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
         )
 
 
-def fixture_bench(work: Path) -> tuple[Path, list[dict[str, Any]]]:
-    """The issue's fixture: 200 four-option questions, 40 on each of the five videos, uniform:16."""
+def fixture_bench(
+    work: Path, short_side: int = 448, name: str = "fixture"
+) -> tuple[Path, list[dict[str, Any]]]:
+    """The issue's fixture: 200 four-option questions, 40 on each of the five videos, uniform:16
+    (frames at `short_side`, 448 by default)."""
     questions = fixture_questions()
-    return write_bench(
-        work / "fixture", {v: MEDIA / f"{v}.mp4" for v in VIDEOS}, questions, "uniform:16"
-    ), questions
+    videos = {v: MEDIA / f"{v}.mp4" for v in VIDEOS}
+    return write_bench(work / name, videos, questions, "uniform:16", short_side), questions

@@ -21,18 +21,25 @@ Every figure is a ratio against one measured in the same run. Sections (`--only`
   process tree. The cached re-run is given as a ratio of the first run's CPU.
 - `long`: a synthetic 30-minute 720p video (5 minutes with `--quick`; made once into
   .bench/videos) with 100 questions of 32 frames, each over its own 5-minute window: questions/s
-  against the ideal, frames decoded against frames sent, and the run's wall time against the
-  decode floor (the same distinct frames decoded by `vqakit.video.decode_frames` alone).
-- `lmms`: lmms-eval 0.7.3 on the same server, questions, frame count and image size, through
-  the task `vqakit export-bench --format lmms-eval` writes; the server's counters check that
-  both sent the same requests.
+  against the ideal, frames decoded (the run's results.json `frames` section) against frames
+  sent, and the run's wall time against the decode floor (the same distinct frames decoded by
+  `vqakit.video.decode_frames` alone).
+- `lmms`: lmms-eval 0.7.3 on the same server, questions, frame count, image size and concurrency,
+  through the task `vqakit export-bench --format lmms-eval` writes (frames pre-sized so that
+  neither shrinks them; e2e_lmms.py says how); the server's counters must show the same
+  requests, or no ratio is given. The one difference left, the image format (lmms-eval sends
+  PNG), is printed with the bytes each sent.
 - `soak`: N questions (100,000 by default, 10,000 with `--quick`) against a server that answers
-  at once: peak RSS at 10% of the questions against at the end, run-folder bytes per question;
-  the run is killed (-9) at 50% and restarted, and the seconds until it answers again are
-  measured; then results and report.html are regenerated and timed.
+  at once: RSS at 10% of the questions against at the end of answering (the last point before
+  scoring starts; the peak while scoring is given apart), run-folder bytes per question; the
+  same questions in a new folder with a cold response cache of their own are killed (-9) at 50%
+  and restarted, and the seconds until the restart answers again (with real requests, counted
+  by the server) are measured; then results and report.html are regenerated and timed.
 
-The machine's load is printed with the results: timings on a busy machine are noisy. `--json
-PATH` writes every figure.
+Every eval is checked: one that exits with an error, or whose results.json counts failed
+questions, stops its section with the reason instead of figures (the script then exits 1). The
+machine's load is printed with the results: timings on a busy machine are noisy. `--json PATH`
+writes every figure.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from e2e_common import (
     DELAY_S,
     MEDIA,
     VIDEOS,
+    RunFailed,
     fixture_bench,
     load,
     long_questions,
@@ -183,8 +191,14 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     started = time.perf_counter()
     decode_frames(index, np.asarray(sorted(wanted)), resize=Resize(short_side=448))
     floor = time.perf_counter() - started
+    counted = found.get("frames")
+    if not counted:
+        raise RunFailed(f"{work / 'runs/long'}: results.json does not say how many frames were decoded")
+    sent = sum(len(json.loads(line)["frames_s"]) for line in (work / "runs/long/predictions.jsonl").open())
     result["distinct_frames"] = len(wanted)
-    result["frames_sent"] = 32 * len(questions)
+    result["frames_sent"] = sent
+    result["frames_decoded"] = counted["decoded"]
+    result["decoded_of_sent"] = round(counted["decoded"] / sent, 3)
     result["decode_floor_s"] = round(floor, 2)
     result["wall_of_floor"] = round(found["wall_s"] / floor, 2)
     print(
@@ -193,8 +207,12 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     )
     print_rows([result])
     print(
-        f"{len(wanted)} distinct frames for {32 * len(questions)} sent; decoding them alone (floor) takes "
-        f"{floor:.1f} s: the whole run is {result['wall_of_floor']:.2f}x the floor"
+        f"frames decoded {counted['decoded']} (in {counted['jobs']} jobs) for {sent} sent: "
+        f"{result['decoded_of_sent']:.3f} of them; the questions ask for {len(wanted)} distinct frames"
+    )
+    print(
+        f"decoding those {len(wanted)} alone (floor) takes {floor:.1f} s: the whole run is "
+        f"{result['wall_of_floor']:.2f}x the floor"
     )
     return result
 
@@ -213,19 +231,30 @@ def main() -> int:
     print(f"machine: {load()}")
     work = args.keep or Path(tempfile.mkdtemp(prefix="vqakit-e2e-"))
     work.mkdir(parents=True, exist_ok=True)
+    failed: list[str] = []
+
+    def section(name: str, run: Any, *arguments: Any) -> None:
+        """Run a section; a failed eval in it stops it with its message instead of figures."""
+        try:
+            results[name] = run(*arguments)
+        except RunFailed as failure:
+            print(f"\n{name}: NOT MEASURED, no figure is given: {failure}", flush=True)
+            results[name] = {"failed": str(failure)}
+            failed.append(name)
+
     try:
         if "encoder" in sections:
-            results["encoder"] = section_encoder(work, args.quick)
+            section("encoder", section_encoder, work, args.quick)
         if sections & {"fixture", "long", "lmms"}:
             with ChatServer(DELAY_S) as server:
                 if "fixture" in sections:
-                    results["fixture"] = section_fixture(work, server, args.compare_src)
+                    section("fixture", section_fixture, work, server, args.compare_src)
                 if "long" in sections:
-                    results["long"] = section_long(work, server, args.quick)
+                    section("long", section_long, work, server, args.quick)
                 if "lmms" in sections:
-                    results["lmms"] = section_lmms(work, server)
+                    section("lmms", section_lmms, work, server)
         if "soak" in sections:
-            results["soak"] = section_soak(work, args.soak or (10_000 if args.quick else 100_000))
+            section("soak", section_soak, work, args.soak or (10_000 if args.quick else 100_000))
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -233,7 +262,9 @@ def main() -> int:
     print(f"\nmachine: {load()}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str) + "\n")
-    return 0
+    if failed:
+        print(f"failed sections: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
