@@ -60,6 +60,7 @@ def test_report_rewrites_a_run_from_its_files_without_calling_anyone(tmp_path: P
     assert results["judgments_missing"] == {"open": 1} and results["errors"]["n"] == 0
     assert results["mcq"] == before["mcq"] and results["open_ended"]["n"] == before["open_ended"]["n"] - 1
     assert results["usage"]["wall_s"] == before["usage"]["wall_s"]  # the evals' time, kept
+    assert results["frames"] == before["frames"] and before["frames"]["decoded"] > 0  # how frames were had
     assert RunFolder(run).scores()[DROPPED]["status"] == "unscored (not judged yet: open)"
     report = (run / "report.html").read_text()
     assert "1 judgment(s) missing</b> (open 1)" in report and (run / "samples/page-001.html").is_file()
@@ -68,3 +69,22 @@ def test_report_rewrites_a_run_from_its_files_without_calling_anyone(tmp_path: P
 def test_report_names_a_folder_that_is_no_run(tmp_path: Path):
     done = CliRunner().invoke(main, ["report", str(tmp_path)])
     assert done.exit_code != 0 and str(tmp_path) in done.output
+
+
+def test_rescoring_keeps_the_wall_time_and_how_frames_were_had(tmp_path: Path):
+    """`vqakit score` rewrites results.json too: the evals' wall time and the `frames` section
+    (decoded, from the store) are the run's, not the rescoring's."""
+    run = tmp_path / "run"
+    with FakeServer(default="ok:Answer: B") as model:
+        made = CliRunner().invoke(
+            main,
+            ["eval", "sample", "--model", f"openai-compatible:{model.url}#m", "--limit", "4",
+             "--frames", "uniform:2", "--out", str(run)],
+        )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    before = json.loads((run / "results.json").read_text())
+    assert before["frames"]["decoded"] > 0 and before["usage"]["wall_s"] > 0
+    done = CliRunner().invoke(main, ["score", str(run)])
+    assert done.exit_code == 0, done.output
+    after = json.loads((run / "results.json").read_text())
+    assert after["frames"] == before["frames"] and after["usage"]["wall_s"] == before["usage"]["wall_s"]

@@ -317,10 +317,8 @@ def _run_logged(
             ),
             judgments_pending=pending,
             judges=tuple(config.judges),
+            frames=frame_totals,
         )
-    if frame_totals:
-        results["frames"] = frame_totals
-        write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
 
 
@@ -388,11 +386,13 @@ def write_scores(
     wall_s: float | None = None,
     judgments_pending: int = 0,
     judges: tuple[str, ...] = (),
+    frames: dict[str, int] | None = None,
 ) -> dict:
     """Score every finished sample into scores.jsonl, results.json and report.html. `judges`
     names the run's judges: a sample one of them wants and has not graded is `not judged yet`,
     and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
-    batch are counted too (`judgments_pending`)."""
+    batch are counted too (`judgments_pending`). `frames`: how the run had its frames (kept by
+    whoever rescores it)."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
@@ -435,6 +435,8 @@ def write_scores(
     not_graded = Counter(name for names in missing.values() for name in names)
     if not_graded:
         results["judgments_missing"] = dict(sorted(not_graded.items()))
+    if frames:
+        results["frames"] = frames
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     write_report(folder, benchmark)
     return results

@@ -42,6 +42,7 @@ def score_run(folder: str | Path, *, on_note: Callable[[str], None] | None = Non
     predictions = run.predictions()
     pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
     samples = [sample for sample in pool if sample.id in predictions]
+    earlier = _earlier_results(run)
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
@@ -59,9 +60,19 @@ def score_run(folder: str | Path, *, on_note: Callable[[str], None] | None = Non
             judgments.by_sample(),
             config.group_by,
             errors_as_wrong=config.errors_as_wrong,
+            wall_s=(earlier.get("usage") or {}).get("wall_s"),
             judgments_pending=pending,
             judges=tuple(config.judges),
+            frames=earlier.get("frames"),
         )
+
+
+def _earlier_results(run: RunFolder) -> dict[str, Any]:
+    """results.json as the run left it (what rescoring keeps: wall time, frames), or {}."""
+    try:
+        return run.results
+    except RunFolderError:  # rewritten by the caller: an unreadable one only loses those
+        return {}
 
 
 def report_run(folder: str | Path) -> dict[str, Any]:
@@ -74,10 +85,7 @@ def report_run(folder: str | Path) -> dict[str, Any]:
     predictions = run.predictions()
     pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
     samples = [sample for sample in pool if sample.id in predictions]
-    try:
-        earlier = run.results
-    except RunFolderError:  # rewritten below: an unreadable one only loses its wall time
-        earlier = {}
+    earlier = _earlier_results(run)
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = int(earlier.get("judgments_pending") or 0) if outstanding_batches(run.path) else 0
@@ -92,4 +100,5 @@ def report_run(folder: str | Path) -> dict[str, Any]:
             wall_s=(earlier.get("usage") or {}).get("wall_s"),
             judgments_pending=pending,
             judges=tuple(config.judges),
+            frames=earlier.get("frames"),
         )

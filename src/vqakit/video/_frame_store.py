@@ -1,8 +1,9 @@
 """The frame store: encoded frames, and the strips run folders keep, shared by every sample, run,
 method, model and sweep of a machine (or of a cluster whose hosts see one cache folder).
 
-One SQLite file in the cache folder, `frames.sqlite` (WAL mode: several processes read and
-write at once; each write is one short transaction). Entries are blobs under a key the caller
+One SQLite file in the cache folder, `frames.sqlite` (several processes read and write at once;
+each write is one short transaction; WAL mode locally, the rollback journal on a network file
+system, see `files.open_shared_database`). Entries are blobs under a key the caller
 derives from what the blob is (`frame_key`: the video's content digest, the exact frame number,
 the resize and the encoding), so the same frame asked by any run is found under the same key.
 
@@ -29,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import cache_folder
+from vqakit.files import cache_folder, open_shared_database
 from vqakit.video._identity import _digest, file_version
 from vqakit.video._resize import Resize
 
@@ -97,9 +98,7 @@ class FrameStore:
     def _db(self) -> sqlite3.Connection:
         connection = getattr(self._local, "connection", None)
         if connection is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            connection.execute("PRAGMA journal_mode=WAL")
+            connection = open_shared_database(self.path, timeout=30)
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.executescript(_SCHEMA)
             self._local.connection = connection
