@@ -73,6 +73,35 @@ def test_a_cached_rerun_decodes_nothing(tmp_path: Path):
     assert (tmp_path / "again" / "report.html").is_file()
 
 
+def test_a_cached_rerun_in_a_new_process_reads_no_video(tmp_path: Path, monkeypatch):
+    """A new process (the in-process indexes forgotten) re-running from the caches indexes no
+    video and probes none: which frames a spec picks, and the video's duration for the length
+    groups, are kept in the frame store with the frames."""
+    from vqakit.video import _index, _probe
+
+    with FakeServer(default="ok:Answer: B") as server:
+        first = run_eval(config(server), tmp_path / "first")
+        _index._build.cache_clear()
+        _index._BUILT.clear()
+        _probe._DURATIONS.clear()
+        read: list[str] = []
+        scan, probe = _index._scan_packets, _probe.probe
+
+        def scanned(path):
+            read.append(f"index {path}")
+            return scan(path)
+
+        def probed(path, **options):
+            read.append(f"probe {path}")
+            return probe(path, **options)
+
+        monkeypatch.setattr(_index, "_scan_packets", scanned)
+        monkeypatch.setattr(_probe, "probe", probed)
+        again = run_eval(config(server), tmp_path / "again")
+    assert read == [] and again.frames.decoded == 0
+    assert again.results["groups"]["video_length"] == first.results["groups"]["video_length"]
+
+
 def test_samples_on_one_video_share_one_decode(tmp_path: Path):
     """Six questions on one video with the same frames: four frames decoded, once, even without
     the frame store; the run keeps one strip for them."""

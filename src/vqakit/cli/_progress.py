@@ -32,9 +32,6 @@ class ProgressDisplay:
     bar after `close()`); `close()` ends the current one; `line(text)` writes a line above it."""
 
     def __init__(self, label: str = "") -> None:
-        from rich.console import Console
-
-        self.console = Console(stderr=True)
         self.tty = sys.stderr.isatty()
         self.label = label
         self.done, self.total, self.errors, self.not_applicable = 0, None, 0, 0
@@ -85,7 +82,8 @@ class ProgressDisplay:
     def _open(self) -> None:
         self.active = True
         self.started = time.monotonic()
-        if self.tty:
+        if self.tty:  # rich only for the bar: logs get plain lines, and no import of it
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._bar = Progress(
@@ -94,7 +92,7 @@ class ProgressDisplay:
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[counts]}"),
                 TimeRemainingColumn(),
-                console=self.console,
+                console=Console(stderr=True),
                 transient=True,
             )
             self._task = self._bar.add_task(self.label, total=self.total, counts="")

@@ -31,7 +31,8 @@ line). `reading(path)` marks work on an input, so that even a bug names the file
 
 Shared databases (`_sqlite`): `open_shared_database` opens a SQLite file that several processes,
 and hosts sharing a network file system, read and write (WAL locally, the rollback journal on a
-network file system); `on_network_filesystem` tells which.
+network file system); `on_network_filesystem` tells which. `template_cache` keeps the pages'
+compiled Jinja2 templates in the cache folder, where it is private.
 
 Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links`,
 `link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in
@@ -75,6 +76,7 @@ from vqakit.files._tables import (
     read_table,
     sniff_format,
 )
+from vqakit.files._templates import template_cache
 from vqakit.files._values import MAX_DEPTH, Unusable, UnusableValueError, find_unusable, text_problem
 from vqakit.files._yaml import parse_yaml, read_yaml, yaml_error_line
 
@@ -125,6 +127,7 @@ __all__ = [
     "sniff_format",
     "split_lines",
     "staged_folder",
+    "template_cache",
     "text_problem",
     "write_atomic",
     "write_text_atomic",

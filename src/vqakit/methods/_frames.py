@@ -31,7 +31,15 @@ from typing import Any
 from vqakit.methods._frame_jobs import DecodeJob, Drawing, JobResult, run_job, strip_of
 from vqakit.methods._requests import FrameRequest, joined_identity
 from vqakit.schema import SamplingSpec, sample_times
-from vqakit.video import FrameStore, Resize, VideoError, content_digest, frame_index
+from vqakit.video import (
+    FrameStore,
+    Resize,
+    Sampled,
+    VideoError,
+    content_digest,
+    frame_index,
+    remember_duration,
+)
 
 log = logging.getLogger(__name__)
 
@@ -90,24 +98,41 @@ class FrameProvider:
         found = self._requests.get(key)
         if found is not None:
             return found
-        index = frame_index(path)
-        try:
-            times = sample_times(spec, index.duration_s)
-        except ValueError as error:
-            raise VideoError(path, str(error)) from None
-        numbers = index.frames_at(times)
-        digest = self.store.digest(path) if self.store is not None else content_digest(path)
+        sampled = self._sampled(path, spec)
         found = FrameRequest(
             path=str(path),
-            digest=digest,
-            numbers=tuple(int(n) for n in numbers),
-            times_s=tuple(float(index.times_s[n]) for n in numbers),
+            digest=sampled.digest,
+            numbers=tuple(sampled.numbers),
+            times_s=tuple(sampled.times_s),
             resize=resize,
             encoding=encoding,
         )
         if len(self._requests) > 4096:
             self._requests.clear()
         self._requests[key] = found
+        return found
+
+    def _sampled(self, path: str, spec: SamplingSpec) -> Sampled:
+        """What `spec` picks from the video: from the store when this version of the video was
+        sampled so before (a re-run indexes nothing), else from its frame index (which reads
+        every packet of the file)."""
+        if self.store is not None and (kept := self.store.sampled(path, repr(spec))) is not None:
+            remember_duration(path, kept.duration_s)  # the run's length groups need no probe
+            return kept
+        index = frame_index(path)
+        try:
+            times = sample_times(spec, index.duration_s)
+        except ValueError as error:
+            raise VideoError(path, str(error)) from None
+        picked = index.frames_at(times)
+        found = Sampled(
+            digest=self.store.digest(path) if self.store is not None else content_digest(path),
+            numbers=[int(n) for n in picked],
+            times_s=[float(index.times_s[n]) for n in picked],
+            duration_s=index.duration_s,
+        )
+        if self.store is not None:
+            self.store.keep_sampled(path, repr(spec), found)
         return found
 
     # --- getting frames ---------------------------------------------------------------------

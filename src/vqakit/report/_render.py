@@ -8,19 +8,19 @@ from typing import Any
 
 import jinja2
 
-from vqakit.files import write_text_atomic
+from vqakit.files import template_cache, write_text_atomic
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 @cache
 def environment() -> jinja2.Environment:
+    settings = {"autoescape": True, "trim_blocks": True, "lstrip_blocks": True}
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
-        autoescape=True,
         undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=template_cache("report", sorted(settings.items())),
+        **settings,
     )
 
 

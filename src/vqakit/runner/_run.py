@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -100,13 +101,35 @@ def benchmark_hash(benchmark: Benchmark) -> str:
     return digest.hexdigest()[:16]
 
 
+# (distribution, module): the packages whose version a manifest records
+_VERSIONED = (
+    ("vqakit", "vqakit"),
+    ("numpy", "numpy"),
+    ("av", "av"),
+    ("pydantic", "pydantic"),
+    ("pillow", "PIL"),
+    ("aiohttp", "aiohttp"),
+    ("torch", "torch"),
+    ("transformers", "transformers"),
+)
+
+
 def _versions() -> dict[str, str]:
+    """Versions of the packages the run uses: read from the module when it is imported (looking
+    a distribution up in the installed metadata scans every package of the environment), and
+    torch and transformers only when the run imported them (a run of an API model does not)."""
     found = {"python": platform.python_version()}
-    for package in ("vqakit", "numpy", "av", "pydantic", "pillow", "aiohttp", "torch", "transformers"):
-        try:
-            found[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
+    for package, module_name in _VERSIONED:
+        module = sys.modules.get(module_name)
+        if module is None and package in ("torch", "transformers"):
             continue
+        version = getattr(module, "__version__", None)
+        if not isinstance(version, str):
+            try:
+                version = metadata.version(package)
+            except metadata.PackageNotFoundError:
+                continue
+        found[package] = version
     return found
 
 
@@ -366,10 +389,10 @@ def _video_length(benchmark: Benchmark, sample: Any) -> float | None:
 
 @lru_cache(maxsize=4096)
 def _duration(path: str) -> float | None:
-    from vqakit.video import VideoError, probe
+    from vqakit.video import VideoError, duration_s
 
     try:
-        return probe(path).duration_s
+        return duration_s(path)
     except VideoError:
         return None
 

@@ -11,6 +11,7 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from vqakit.files import template_cache
 from vqakit.studio._guard import identity_of
 from vqakit.studio._studio import Studio
 
@@ -26,12 +27,12 @@ def environment() -> jinja2.Environment:
             jinja2.PrefixLoader({"report": jinja2.PackageLoader("vqakit.report", "templates")}),
         ]
     )
+    settings = {"autoescape": True, "trim_blocks": True, "lstrip_blocks": True}
     return jinja2.Environment(
         loader=loader,
-        autoescape=True,
         undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=template_cache("studio", sorted(settings.items())),
+        **settings,
     )
 
 

@@ -5,12 +5,12 @@ from vqakit.video._clip import Clip, clip_rate, cut_clip, encode_images
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
 from vqakit.video._export import write_frames
-from vqakit.video._frame_store import FrameStore, default_store_path, frame_key, parse_size
+from vqakit.video._frame_store import FrameStore, Sampled, default_store_path, frame_key, parse_size
 from vqakit.video._hints import Mark, box_at, describe_marks, draw_marks, marks_at, parse_style, select_times
 from vqakit.video._identity import content_digest
 from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._media import VideoMediaChecker
-from vqakit.video._probe import VideoInfo, probe
+from vqakit.video._probe import VideoInfo, duration_s, probe, remember_duration
 from vqakit.video._resize import Resize
 from vqakit.video._sampling import sample_frames
 from vqakit.video._scenes import ImageEmbedder, Shot, detect_shots, merge_shots, shot_distances
@@ -37,6 +37,7 @@ __all__ = [
     "ImageEmbedder",
     "Mark",
     "Resize",
+    "Sampled",
     "SamplingSpec",
     "Shot",
     "Timestamps",
@@ -57,6 +58,7 @@ __all__ = [
     "detect_shots",
     "draw_index",
     "draw_marks",
+    "duration_s",
     "encode_images",
     "fixed_windows",
     "frame_index",
@@ -71,6 +73,7 @@ __all__ = [
     "probe",
     "read_frame_index",
     "read_subtitles",
+    "remember_duration",
     "sample_frames",
     "sample_times",
     "select_times",

@@ -27,6 +27,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,16 @@ def frame_key(digest: str, frame_number: int, resize: Resize | None, encoding: d
     return "frame:" + hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
+class Sampled:
+    """The frames a sampling spec picked from one version of a video."""
+
+    digest: str  # the video's content digest
+    numbers: list[int]
+    times_s: list[float]
+    duration_s: float  # the video's exact duration (from its frame index)
+
+
 class FrameStore:
     """Blobs by key in `path` (default: the cache folder's frames.sqlite), at most `max_bytes`."""
 
@@ -136,6 +147,31 @@ class FrameStore:
                 None,
             )
         return found
+
+    # --- which frames a sampling spec picks ----------------------------------------------------
+
+    @staticmethod
+    def _sampled_key(video: str | Path, spec: str) -> str:
+        # the layout's version is hashed too: an entry of another layout is never read as this one
+        what = ["digest numbers times duration", *file_version(video), spec]
+        return "sampled:" + hashlib.sha256(json.dumps(what).encode()).hexdigest()
+
+    def sampled(self, video: str | Path, spec: str) -> Sampled | None:
+        """What `spec` (its text) picked from this version of the video before (`keep_sampled`),
+        so that a re-run need not index the video again; None when not kept."""
+        key = self._sampled_key(video, spec)
+        held = self.get_many([key]).get(key)
+        if held is None:
+            return None
+        try:
+            digest, numbers, times, duration = json.loads(held[0])
+            return Sampled(str(digest), [int(n) for n in numbers], [float(t) for t in times], float(duration))
+        except (ValueError, TypeError):
+            return None
+
+    def keep_sampled(self, video: str | Path, spec: str, sampled: Sampled) -> None:
+        data = json.dumps([sampled.digest, sampled.numbers, sampled.times_s, sampled.duration_s]).encode()
+        self.put_many([(self._sampled_key(video, spec), data, 0, 0)])
 
     # --- blobs ------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ in floating point as k / fps lands on frame k rather than one rounding step shor
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -162,6 +163,9 @@ def _build(path: str, size: int, mtime_ns: int) -> FrameIndex:
     )
 
 
+_BUILT: OrderedDict[tuple[str, int, int], FrameIndex] = OrderedDict()  # the indexes `_build` holds
+
+
 def frame_index(path: str | Path) -> FrameIndex:
     """The (cached) frame index of a video file; raises VideoError for unusable files."""
     path = Path(path)
@@ -169,4 +173,20 @@ def frame_index(path: str | Path) -> FrameIndex:
         stat = os.stat(path)
     except FileNotFoundError:
         raise VideoError(path, "file not found") from None
-    return _build(str(path), stat.st_size, stat.st_mtime_ns)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    index = _build(*key)
+    _BUILT[key] = index
+    _BUILT.move_to_end(key)
+    while len(_BUILT) > 64:
+        _BUILT.popitem(last=False)
+    return index
+
+
+def built_frame_index(path: str | Path) -> FrameIndex | None:
+    """The frame index of `path` if this process has built it for the file as it is now; None
+    otherwise (nothing is read)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _BUILT.get((str(Path(path)), stat.st_size, stat.st_mtime_ns))

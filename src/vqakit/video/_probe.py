@@ -3,13 +3,15 @@ and on request a cheap check that the data reaches the end the header declares."
 
 from __future__ import annotations
 
+import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import av
 
 from vqakit.video._errors import VideoError
-from vqakit.video._index import frame_index, open_video
+from vqakit.video._index import built_frame_index, frame_index, open_video
 
 
 @dataclass(frozen=True)
@@ -146,3 +148,38 @@ def probe(path: str | Path, *, exact: bool = False, check_end: bool = False) -> 
             **{**info.__dict__, "duration_s": index.duration_s, "frame_count": index.frame_count}
         )
     return info
+
+
+_DURATIONS: OrderedDict[tuple[str, int, int], float] = OrderedDict()  # by file version
+
+
+def _version(path: str | Path) -> tuple[str, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return str(Path(path)), stat.st_size, stat.st_mtime_ns
+
+
+def remember_duration(path: str | Path, seconds: float) -> None:
+    """Note the exact duration of this version of the video, known without its index (the
+    frame store keeps it with the frames a spec picked), for `duration_s`."""
+    version = _version(path)
+    if version is not None:
+        _DURATIONS[version] = seconds
+        _DURATIONS.move_to_end(version)
+        while len(_DURATIONS) > 4096:
+            _DURATIONS.popitem(last=False)
+
+
+def duration_s(path: str | Path) -> float:
+    """The video's duration: exact from its frame index when this process has built one or was
+    told it (`remember_duration`), else from the header (`probe`), which reads far less than an
+    index of a long video."""
+    index = built_frame_index(path)
+    if index is not None:
+        return index.duration_s
+    version = _version(path)
+    if version is not None and version in _DURATIONS:
+        return _DURATIONS[version]
+    return probe(path).duration_s
