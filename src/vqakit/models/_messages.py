@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -141,12 +142,17 @@ def frame_clocks(times_s: Sequence[float]) -> list[str]:
     """The time labels of a set of frames: whole seconds, or tenths (hundredths if need be)
     where frames are less than a second apart, so that no two frames at different times get
     the same label."""
+    return list(_frame_clocks(tuple(times_s)))
+
+
+@lru_cache(maxsize=4096)  # questions on one video ask for the same frames
+def _frame_clocks(times_s: tuple[float, ...]) -> tuple[str, ...]:
     ordered = sorted(set(times_s))
     close = any(later - earlier < 1.0 for earlier, later in pairwise(ordered))
     decimals = 1 if close else 0
     while decimals < 2 and len({clock(t, decimals) for t in ordered}) < len(ordered):
         decimals += 1
-    return [clock(t, decimals) for t in times_s]
+    return tuple(clock(t, decimals) for t in times_s)
 
 
 def as_timed_images(parts: tuple[Part, ...]) -> list[Text | Image]:
