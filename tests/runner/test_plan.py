@@ -30,6 +30,15 @@ def test_samples_are_grouped_by_video_in_order_of_first_appearance():
     assert [s.id for s in found] == ["s0", "s2", "s1", "s3"]
 
 
+def test_samples_on_one_video_go_by_where_their_window_starts():
+    """Windows from all over a video in benchmark order: planned by where they start, so that a
+    part decoded ahead covers one stretch of the video (benchmark order among equal starts)."""
+    found = by_video(
+        [sample(0, "a.mp4", 50), sample(1, "a.mp4", 10), sample(2, "b.mp4", 0), sample(3, "a.mp4", 10)]
+    )
+    assert [s.id for s in found] == ["s1", "s3", "s0", "s2"]
+
+
 def test_many_distinct_frames_pass_through_a_small_limit(index_clip: Path):
     """Forty samples of eight distinct frames each (320 frames) under a limit of 16: the planner
     hands samples over part by part, each part decoded ahead once there is room."""

@@ -1,8 +1,8 @@
 """A run planned by video: the samples on one video run together, and their frames are named
 ahead so that one decode job serves all of them.
 
-`by_video` orders the samples (videos in order of first appearance, samples in benchmark order
-within each); `planned` walks that order in chunks, asks the method which frames each sample
+`by_video` orders the samples (videos in order of first appearance, samples by where their
+window starts within each); `planned` walks that order in chunks, asks the method which frames each sample
 will want (`Method.plan_frames`) and has the frame provider decode them ahead, part by part,
 while the frames held stay under its limit: before a part is decoded, the planner waits until
 the samples handed over earlier have made room (back-pressure).
@@ -23,13 +23,17 @@ PLAN_CHUNK = 64  # samples named and prefetched together
 
 
 def by_video(samples: Iterable[Any]) -> list[Any]:
-    """Samples grouped by their first video (in order of first appearance); samples without a
+    """Samples grouped by their first video (in order of first appearance), and within a video
+    by where their window starts (benchmark order among equals), so that each part decoded
+    ahead covers a stretch of the video rather than windows from all over it; samples without a
     video keep their order, after the others."""
     groups: dict[str, list[Any]] = {}
     for sample in samples:
         key = sample.videos[0].path if sample.videos else ""
         groups.setdefault(key, []).append(sample)
     without = groups.pop("", [])
+    for group in groups.values():
+        group.sort(key=lambda sample: sample.videos[0].start_s or 0.0)
     return [sample for group in groups.values() for sample in group] + without
 
 
