@@ -107,3 +107,22 @@ def test_hidden_answers_are_run_but_never_scored():
     assert results["letters"]["gold"] == {"B": 1}
     with pytest.raises(ValueError, match="Field required"):
         Sample(id="x", question="q", choices=["a", "b"])  # hidden is said with null, never by leaving it out
+
+
+def test_bootstrap_draws_in_bounded_memory_and_large_accuracies_by_binomial():
+    """2,000 resamples of 100,000 values drew 1.6 GB of indices at once. Drawn a few resamples
+    at a time the draws are the same; for many 0/1 values each resample's number of ones is
+    drawn directly (the same bootstrap distribution, in constant time)."""
+    import numpy as np
+
+    from vqakit.scoring._intervals import BINOMIAL_FROM, DRAWS_AT_ONCE
+
+    rng = np.random.default_rng(3)
+    values = list(rng.random(DRAWS_AT_ONCE // 700) * 5)  # several steps of resamples
+    data = np.asarray(values)
+    at_once = data[np.random.default_rng(0).integers(0, data.size, size=(2000, data.size))].mean(axis=1)
+    assert bootstrap_interval(values) == tuple(float(x) for x in np.percentile(at_once, [2.5, 97.5]))
+    right = [1.0] * (BINOMIAL_FROM * 3 // 10) + [0.0] * (BINOMIAL_FROM * 7 // 10)
+    low, high = bootstrap_interval(right)
+    half = 1.96 * (0.3 * 0.7 / len(right)) ** 0.5  # the normal approximation's half width
+    assert abs((high - low) / 2 - half) < 0.15 * half and low < 0.3 < high

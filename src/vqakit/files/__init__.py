@@ -50,6 +50,7 @@ from vqakit.files._decode import (
     read_text,
     split_lines,
 )
+from vqakit.files._gc import collector_paused
 from vqakit.files._json import JSONError, parse_json, read_json
 from vqakit.files._media import (
     MediaPlan,
@@ -97,6 +98,7 @@ __all__ = [
     "append_synced",
     "bad_byte",
     "cache_folder",
+    "collector_paused",
     "complete_lines",
     "decode",
     "find_bad_byte",

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from vqakit.files._gc import collector_paused
+
 
 def complete_lines(path: Path, parse: Callable[[bytes], Any], *, repair: bool = True) -> list[Any]:
     """Records of an append-only JSONL file. A last line cut short by a kill (no newline, or
@@ -23,14 +25,15 @@ def complete_lines(path: Path, parse: Callable[[bytes], Any], *, repair: bool = 
     appending can go on cleanly; readers pass `repair=False` and change nothing."""
     raw = path.read_bytes() if path.exists() else b""
     records, good_end = [], 0
-    for line in raw.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            records.append(parse(line))
-        except ValueError:
-            break
-        good_end += len(line)
+    with collector_paused():
+        for line in raw.splitlines(keepends=True):
+            if not line.endswith(b"\n"):
+                break
+            try:
+                records.append(parse(line))
+            except ValueError:
+                break
+            good_end += len(line)
     if repair and good_end < len(raw):
         with open(path, "r+b") as handle:
             handle.truncate(good_end)

@@ -38,21 +38,29 @@ def _shown(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
 
 
+_REFUSED = [0]  # numbers the hooks refused, ever (only grows: `parse_json_record` compares)
+
+
+def _refused(reason: str) -> Unusable:
+    _REFUSED[0] += 1
+    return Unusable(reason)
+
+
 def _parse_int(text: str) -> int | Unusable:
     if len(text) <= 20:
         value = int(text)
         if INT_RANGE[0] <= value < INT_RANGE[1]:
             return value
-    return Unusable(f"number {_shown(text)} does not fit in 64 bits")
+    return _refused(f"number {_shown(text)} does not fit in 64 bits")
 
 
 def _parse_float(text: str) -> float | Unusable:
     value = float(text)
-    return value if math.isfinite(value) else Unusable(f"number {_shown(text)} is too large")
+    return value if math.isfinite(value) else _refused(f"number {_shown(text)} is too large")
 
 
 def _parse_constant(text: str) -> Unusable:
-    return Unusable(f"{text} is not a JSON number")
+    return _refused(f"{text} is not a JSON number")
 
 
 _DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
@@ -107,6 +115,20 @@ def parse_json(text: str, *, limit: int = MAX_DEPTH) -> Any:
     if cut or _SUSPECT.search(text):
         data = mark_unusable(data, too_deep=_TOO_DEEP if cut else None)
     return data
+
+
+def parse_json_record(text: str, *, limit: int = MAX_DEPTH) -> tuple[Any, bool]:
+    """`parse_json(text)` and whether the value is certainly clean: nothing was cut or marked
+    and it cannot nest deeper than `limit` (fewer opening brackets than that), so that a reader
+    of many small records need not walk each one (`find_unusable`). False only means "look"."""
+    refused = _REFUSED[0]
+    data = parse_json(text, limit=limit)
+    clean = (
+        _REFUSED[0] == refused  # another thread's refusal only makes this look
+        and text.count("[") + text.count("{") < limit
+        and not _SUSPECT.search(text)
+    )
+    return data, clean
 
 
 def read_json(path: str | Path, *, limit: int = MAX_DEPTH) -> Any:

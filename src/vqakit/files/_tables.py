@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vqakit.files._decode import bad_byte, decode, read_bytes, split_lines
-from vqakit.files._json import JSONError, parse_json
+from vqakit.files._json import JSONError, parse_json, parse_json_record
 from vqakit.files._problems import InputError, InputProblem, one_line
 from vqakit.files._values import find_unusable, text_problem
 
@@ -169,13 +169,16 @@ def _csv_table(path: Path, text: str, format: TableFormat) -> Table:
     return table
 
 
-def _record(path: Path, number: int, line: int | None, key: str | None, value: Any) -> Record:
+def _record(
+    path: Path, number: int, line: int | None, key: str | None, value: Any, *, clean: bool = False
+) -> Record:
+    """A record; `clean`: the JSON reader vouches that it holds nothing to refuse."""
     record = str(key) if key is not None else (None if line is not None else str(number))
     if not isinstance(value, dict):
         message = "each line must be a JSON object" if line is not None else "not a JSON object"
         problem = InputProblem(str(path), line, record, "-", message)
         return Record(number, line, key, None, problem)
-    if found := find_unusable(value):
+    if not clean and (found := find_unusable(value)):
         return Record(number, line, key, None, InputProblem(str(path), line, record, *found))
     return Record(number, line, key, value)
 
@@ -188,7 +191,7 @@ def _jsonl_table(path: Path, text: str) -> Table:
             continue
         number += 1
         try:
-            value = parse_json(content)
+            value, clean = parse_json_record(content)
         except JSONError as error:
             message = (
                 error.message
@@ -199,7 +202,7 @@ def _jsonl_table(path: Path, text: str) -> Table:
                 Record(number, line, None, None, InputProblem(str(path), line, None, "-", message))
             )
             continue
-        table.records.append(_record(path, number, line, None, value))
+        table.records.append(_record(path, number, line, None, value, clean=clean))
     return table
 
 

@@ -124,27 +124,33 @@ def find_unusable(record: Any, *, limit: int = MAX_DEPTH) -> tuple[str, str] | N
     kept: an `Unusable`, text or a number a reader would have refused, a key of that kind, or
     nesting deeper than `limit` levels below the record. The field is a dotted path ("-" for the
     record itself)."""
-    stack: list[tuple[Any, tuple[str, ...]]] = [(record, ())]
+    # (value, path of its container, its key): a value's path is only built when it is a
+    # container (its children need it) or when it is the one reported
+    stack: list[tuple[Any, tuple[str, ...], str | None]] = [(record, (), None)]
     seen: set[int] = set()
     while stack:
-        value, where = stack.pop()
-        name = ".".join(where if len(where) <= 8 else where[:3]) or "-"
+        value, parent, key = stack.pop()
         if isinstance(value, Unusable):
-            return name, value.reason
+            return _field(parent, key), value.reason
         if isinstance(value, str | int | float):
-            marked = _mark(value)
-            if isinstance(marked, Unusable):
-                return name, marked.reason
+            if isinstance(marked := _mark(value), Unusable):
+                return _field(parent, key), marked.reason
             continue
         if not isinstance(value, dict | list) or id(value) in seen:
             continue
         seen.add(id(value))
+        where = parent if key is None else (*parent, key)
         if len(where) >= limit:
             return ".".join(where[:3]) or "-", f"nested deeper than {limit} levels"
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
-        for key, item in reversed(items):
-            if isinstance(key, str) and (problem := text_problem(key)):
-                stack.append((Unusable(f"a key {problem}"), where))
+        for child_key, item in reversed(items):
+            if isinstance(child_key, str) and (problem := text_problem(child_key)):
+                stack.append((Unusable(f"a key {problem}"), where, None))
             else:
-                stack.append((item, (*where, str(key))))
+                stack.append((item, where, str(child_key)))
     return None
+
+
+def _field(parent: tuple[str, ...], key: str | None) -> str:
+    where = parent if key is None else (*parent, key)
+    return ".".join(where if len(where) <= 8 else where[:3]) or "-"

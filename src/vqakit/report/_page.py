@@ -13,11 +13,14 @@ regenerating them decodes no video for runs that kept their strips.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import write_text_atomic
 from vqakit.report._hooks import Section, Table, section_hooks
-from vqakit.report._render import write_page
+from vqakit.report._render import templates_digest, write_page
 from vqakit.report._samples import sample_card, sample_row
 from vqakit.runs import REPORT, RunFolder
 from vqakit.schema import Benchmark
@@ -109,20 +112,24 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     shown = [s for s in benchmark.samples if s.id in predictions and s.id in scores]
     pages = [shown[i : i + PAGE_SIZE] for i in range(0, len(shown), PAGE_SIZE)]
     names = [f"page-{number:03d}.html" for number in range(1, len(pages) + 1)]
-    _clear_pages(run.path / SAMPLE_PAGES)
+    written = PageStamps(run.path / SAMPLE_PAGES, names)
     for number, (name, page) in enumerate(zip(names, pages, strict=True)):
         cards = [
             sample_card(run.path, benchmark, s, predictions[s.id], scores[s.id], judged.get(s.id, {}))
             for s in page
         ]
-        write_page(
-            run.path / SAMPLE_PAGES / name,
-            "samples.html.j2",
-            title=f"{title} · samples {number * PAGE_SIZE + 1}-{number * PAGE_SIZE + len(page)}",
-            cards=cards,
-            previous=names[number - 1] if number else None,
-            next=names[number + 1] if number + 1 < len(names) else None,
-        )
+        context = {
+            "title": f"{title} · samples {number * PAGE_SIZE + 1}-{number * PAGE_SIZE + len(page)}",
+            "cards": cards,
+            "previous": names[number - 1] if number else None,
+            "next": names[number + 1] if number + 1 < len(names) else None,
+        }
+        stamp = written.stamp(context)
+        if written.current(name, stamp):
+            continue  # the same cards, templates and links: the page on disk is this one
+        write_page(run.path / SAMPLE_PAGES / name, "samples.html.j2", **context)
+        written.wrote(name, stamp)
+    written.save()
     rows = [
         sample_row(s, predictions[s.id], scores[s.id], f"{SAMPLE_PAGES}/{names[i // PAGE_SIZE]}")
         for i, s in enumerate(shown)
@@ -147,8 +154,37 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
     )
 
 
-def _clear_pages(folder: Path) -> None:
-    """Sample pages of an earlier report (the number of pages may have shrunk)."""
-    if folder.is_dir():
-        for page in folder.glob("page-*.html"):
-            page.unlink()
+class PageStamps:
+    """What each sample page was rendered from (a digest of its cards, links, title and the
+    templates), kept in `samples/pages.json`, so that writing a report again renders only the
+    pages whose content changed: regenerating the report of a 100,000-sample run rendered 1,000
+    identical pages. Pages of an earlier report beyond `names` are removed."""
+
+    FILE = "pages.json"
+
+    def __init__(self, folder: Path, names: list[str]) -> None:
+        self.folder = folder
+        try:
+            kept = json.loads((folder / self.FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            kept = {}
+        self.stamps = {name: kept.get(name) for name in names if isinstance(kept, dict)}
+        if folder.is_dir():
+            for page in folder.glob("page-*.html"):
+                if page.name not in self.stamps:
+                    page.unlink()
+
+    @staticmethod
+    def stamp(context: dict[str, Any]) -> str:
+        text = json.dumps(context, sort_keys=True, default=repr)
+        return hashlib.sha256((templates_digest() + text).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def current(self, name: str, stamp: str) -> bool:
+        return self.stamps.get(name) == stamp and (self.folder / name).is_file()
+
+    def wrote(self, name: str, stamp: str) -> None:
+        self.stamps[name] = stamp
+
+    def save(self) -> None:
+        if self.stamps:
+            write_text_atomic(self.folder / self.FILE, json.dumps(self.stamps, indent=0) + "\n")

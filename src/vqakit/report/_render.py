@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,3 +32,15 @@ def render_page(template: str, **context: Any) -> str:
 def write_page(path: str | Path, template: str, **context: Any) -> Path:
     """Render a page and write it atomically."""
     return write_text_atomic(path, render_page(template, **context))
+
+
+@cache
+def templates_digest() -> str:
+    """A digest of every page template and of vqakit's version: what a page also depends on."""
+    from vqakit import __version__
+
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(TEMPLATES.rglob("*")):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

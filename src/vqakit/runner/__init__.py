@@ -16,10 +16,10 @@ from vqakit.runner._run import (
     benchmark_hash,
     open_run,
     run_eval,
-    write_scores,
 )
 from vqakit.runner._saved import RunConfigError
 from vqakit.runner._score import report_run, saved_config, score_run
+from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
 

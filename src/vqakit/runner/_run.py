@@ -17,10 +17,8 @@ import os
 import platform
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,6 @@ from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
 from vqakit.methods import FrameStats
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
-from vqakit.report import write_report
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._engines import run_local
@@ -37,25 +34,20 @@ from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._saved import check_or_write_config, saved_protocol
-from vqakit.runner._second_pass import judge_run, not_judged
+from vqakit.runner._scores import write_scores
+from vqakit.runner._second_pass import judge_run
 from vqakit.runs import (
     CONFIG,
     JUDGMENTS,
     MANIFEST,
     PREDICTIONS,
     RESULTS,
-    SCORES,
     JudgmentLog,
     PredictionLog,
     read_predictions,
 )
 from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
 from vqakit.scoring import (
-    length_bucket,
-    length_buckets,
-    score_sample,
-    summarise,
-    usage_totals,
     use_benchmark_root,
     use_reasoning_source,
 )
@@ -376,90 +368,3 @@ def _wall_time(folder: Path, elapsed: float, worked: bool) -> float | None:
     return elapsed + (earlier or 0.0)
 
 
-def _video_length(benchmark: Benchmark, sample: Any) -> float | None:
-    """Seconds of video a sample is about: its window, else the whole first video."""
-    if not sample.videos:
-        return None
-    ref = sample.videos[0]
-    if ref.start_s is not None and ref.end_s is not None:
-        return ref.end_s - ref.start_s
-    duration = _duration(str(benchmark.root / ref.path))
-    return None if duration is None else duration - (ref.start_s or 0.0)
-
-
-@lru_cache(maxsize=4096)
-def _duration(path: str) -> float | None:
-    from vqakit.video import VideoError, duration_s
-
-    try:
-        return duration_s(path)
-    except VideoError:
-        return None
-
-
-def write_scores(
-    folder: Path,
-    benchmark: Benchmark,
-    samples: list,
-    predictions: dict[str, Prediction],
-    judgments: dict[str, dict[str, dict[str, Any]]] | None = None,
-    group_by: tuple[str, ...] = (),
-    *,
-    errors_as_wrong: bool = False,
-    wall_s: float | None = None,
-    judgments_pending: int = 0,
-    judges: tuple[str, ...] = (),
-    frames: dict[str, int] | None = None,
-) -> dict:
-    """Score every finished sample into scores.jsonl, results.json and report.html. `judges`
-    names the run's judges: a sample one of them wants and has not graded is `not judged yet`,
-    and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
-    batch are counted too (`judgments_pending`). `frames`: how the run had its frames (kept by
-    whoever rescores it)."""
-    from vqakit.scoring import default_groups
-
-    judgments = judgments or {}
-    missing = {
-        sample.id: not_judged(judges, sample, predictions[sample.id], judgments.get(sample.id) or {})
-        for sample in samples
-        if sample.id in predictions
-    }
-    rows = [
-        score_sample(
-            sample,
-            predictions[sample.id],
-            judgments.get(sample.id),
-            errors_as_wrong=errors_as_wrong,
-            missing=missing[sample.id],
-        )
-        for sample in samples
-        if sample.id in predictions
-    ]
-    write_text_atomic(folder / SCORES, "".join(json.dumps(row) + "\n" for row in rows))
-    lengths = {
-        sample.id: length_bucket(seconds)
-        for sample in samples
-        if (seconds := _video_length(benchmark, sample)) is not None
-    }
-    results = summarise(
-        [s for s in samples if s.id in predictions],
-        rows,
-        tuple(dict.fromkeys((*default_groups(), *benchmark.card.groups, *group_by))),
-        extra_groups={"video_length": lengths},
-        min_group_size=benchmark.card.protocol.min_group_size,
-        order={"video_length": length_buckets()},
-    )
-    results["usage"] = usage_totals(
-        [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s
-    )
-    results["benchmark"] = benchmark.card.name
-    if judgments_pending:
-        results["judgments_pending"] = judgments_pending
-    not_graded = Counter(name for names in missing.values() for name in names)
-    if not_graded:
-        results["judgments_missing"] = dict(sorted(not_graded.items()))
-    if frames:
-        results["frames"] = frames
-    write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
-    write_report(folder, benchmark)
-    return results

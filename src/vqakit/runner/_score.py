@@ -20,7 +20,7 @@ from vqakit.benchmarks import load_benchmark
 from vqakit.runner._config import EvalConfig, make_config
 from vqakit.runner._judge_batch import judge_run_batched, outstanding_batches, uses_batches
 from vqakit.runner._lock import RunLock
-from vqakit.runner._run import write_scores
+from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError
 from vqakit.scoring import use_benchmark_root, use_reasoning_source

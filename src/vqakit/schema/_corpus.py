@@ -13,7 +13,7 @@ class Clip(_Strict):
     id: NonEmpty
     video: VideoRef
     description: NonEmpty | None = None  # text used for retrieval when no image embedder is set
-    metadata: Metadata = Metadata()
+    metadata: Metadata = Field(default_factory=Metadata)
 
 
 class Passage(_Strict):
@@ -23,5 +23,5 @@ class Passage(_Strict):
     text: NonEmpty
     title: NonEmpty | None = None
     source: NonEmpty | None = None  # where it comes from (URL, book, "written for vqakit")
-    metadata: Metadata = Metadata()
+    metadata: Metadata = Field(default_factory=Metadata)
     tags: list[NonEmpty] = Field(default_factory=list)

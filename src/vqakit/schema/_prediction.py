@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 NOT_APPLICABLE = "not_applicable"  # the method does not answer this kind of sample: not a failure
 
@@ -27,7 +27,7 @@ class Prediction(BaseModel):
     reply: str | None = None  # raw model reply
     choice: int | None = None  # MCQ: extracted option index; None = abstained or not MCQ
     extraction: str | None = None  # extraction rule, or why it abstained
-    frames_s: list[float] = []  # times of the frames actually sent
+    frames_s: list[float] = Field(default_factory=list)  # times of the frames actually sent
     error: PredictionError | None = None
     latency_s: float = 0.0  # summed over the sample's model calls
     input_tokens: int = 0
@@ -36,7 +36,8 @@ class Prediction(BaseModel):
     cached_calls: int = 0  # of which answered from the response cache
     reasoning: str | None = None  # the model's separate thinking text, when it returns one
     prompt: str | None = None  # the text of the final request (question, options, subtitles sent)
-    images: list[str] = []  # files (relative to the run folder) of images the method saved as sent
+    # files (relative to the run folder) of images the method saved as sent
+    images: list[str] = Field(default_factory=list)
     # `--input video`: what was sent of the video (how, start_s, end_s, fps, bytes)
     video: dict[str, Any] | None = None
     # retrieval methods: what was retrieved and shown (query, clips, windows, captions, passages)

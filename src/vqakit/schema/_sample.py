@@ -93,7 +93,7 @@ class Metadata(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     category: str | None = None  # question category / type
-    skills: list[str] = []  # abilities the question needs (Minerva-Ego: 2 or more)
+    skills: list[str] = Field(default_factory=list)  # abilities the question needs (Minerva-Ego: 2 or more)
     hop: Hop | None = None  # EgoFact: 1-hop (video) or 2-hop (video + passage)
     grounding: Literal["local", "temporal"] | None = None  # EgoFact: one event, or before/after
     modality: str | None = None  # what the answer needs: "visual", "subtitles", "passages", ...
@@ -104,18 +104,19 @@ class Sample(_Strict):
 
     id: NonEmpty
     question: NonEmpty
-    videos: list[VideoRef] = []  # empty only when the video must be retrieved (gold_clips)
+    # empty only when the video must be retrieved (gold_clips)
+    videos: list[VideoRef] = Field(default_factory=list)
     choices: list[NonEmpty] | None = None
     # index into choices (MCQ) or reference answer text (open-ended); null when the answer is
     # hidden (a test split scored by submission): the sample is run but never scored
     answer: int | NonEmpty | None
-    metadata: Metadata = Metadata()
+    metadata: Metadata = Field(default_factory=Metadata)
     subtitles: NonEmpty | None = None  # .srt / .vtt for videos[0]
-    facts: list[NonEmpty] = []  # atomic facts a good open-ended answer states
+    facts: list[NonEmpty] = Field(default_factory=list)  # atomic facts a good open-ended answer states
     reasoning: NonEmpty | None = None  # reference reasoning trace (numbered steps)
-    objects: list[ObjectTrack] = []  # tracks of objects the trace names
-    gold_clips: list[NonEmpty] = []  # ids in corpus/clips.jsonl
-    gold_passages: list[NonEmpty] = []  # ids in corpus/passages.jsonl
+    objects: list[ObjectTrack] = Field(default_factory=list)  # tracks of objects the trace names
+    gold_clips: list[NonEmpty] = Field(default_factory=list)  # ids in corpus/clips.jsonl
+    gold_passages: list[NonEmpty] = Field(default_factory=list)  # ids in corpus/passages.jsonl
 
     @property
     def is_mcq(self) -> bool:
