@@ -73,6 +73,7 @@ def shared_short_side() -> int:
 
     sizes = [probe(MEDIA / f"{video}.mp4").display_size for video in VIDEOS]
     side = 448
+
     def fits(side: int) -> bool:
         return all(max(Resize(short_side=side).output_size(*size)) <= VQAKIT_MAX_SIDE for size in sizes)
 

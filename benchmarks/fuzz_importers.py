@@ -849,9 +849,7 @@ SEED_FOLDERS = {
 }
 
 
-def fuzz(
-    count: int, seed: int = 0, work: Path | None = None, only: list[str] | None = None
-) -> list[Outcome]:
+def fuzz(count: int, seed: int = 0, work: Path | None = None, only: list[str] | None = None) -> list[Outcome]:
     """Run `count` mutated cases over every target (those whose name holds one of `only`),
     round robin, reproducibly from `seed`."""
     _install_hook()

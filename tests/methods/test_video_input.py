@@ -118,6 +118,7 @@ def test_a_local_server_can_read_the_clip_from_a_file_url(bench: Path, tmp_path:
 
 def test_gemini_gets_the_file_with_the_window_as_offsets(bench: Path, monkeypatch):
     import google.genai  # noqa: F401  (the gemini extra; CI installs it, so a missing one fails)
+
     monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-secret")
     benchmark = load_folder(bench)
     sample = benchmark.samples[0]

@@ -29,6 +29,7 @@ def exported(tmp_path_factory) -> Path:
 
 def test_load_dataset_reads_every_sample(exported: Path, tmp_path: Path, monkeypatch):
     import datasets  # the tables extra; CI installs every extra, so a missing one fails here
+
     monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
     loaded = datasets.load_dataset(str(exported))
     assert list(loaded) == ["test"]

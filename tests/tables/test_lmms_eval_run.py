@@ -51,6 +51,7 @@ def _replies() -> tuple[dict[str, str], float]:
 @pytest.mark.slow
 def test_lmms_eval_reports_the_accuracy_vqakit_reports(tmp_path: Path):
     import lmms_eval  # noqa: F401  (the lmms-eval test extra; CI installs it, so a missing one fails)
+
     export_benchmark("sample", "lmms-eval", tmp_path / "task", frames=FRAMES)
     replies, expected = _replies()
     with FakeServer(by_text=replies, default="500") as server:

@@ -366,5 +366,3 @@ def _wall_time(folder: Path, elapsed: float, worked: bool) -> float | None:
     if not worked:
         return earlier if earlier is not None else elapsed
     return elapsed + (earlier or 0.0)
-
-

@@ -88,6 +88,10 @@ def test_whole_file_problems_are_errors(tmp_path):
     (tmp_path / "both/recaps.json").write_text("[{")
     with pytest.raises(TablesError, match=r"recaps\.json:1: not valid JSON"):
         read_tables(tmp_path / "both")
+    (tmp_path / "both/recaps.json").unlink()
+    (tmp_path / "both/recaps.json").mkdir()  # a table that is a folder is named as one, not "missing"
+    with pytest.raises(TablesError, match=r"recaps\.json: a folder \(or not a regular file\)"):
+        read_tables(tmp_path / "both")
 
 
 def test_record_problems_and_repeats_are_listed(tmp_path):

@@ -176,7 +176,11 @@ class ReleaseTables:
 
 
 def _table_file(folder: Path, name: str) -> Path | None:
-    found = [path for path in (folder / f"{name}.json", folder / f"{name}.jsonl") if path.is_file()]
+    candidates = (folder / f"{name}.json", folder / f"{name}.jsonl")
+    for path in candidates:
+        if path.exists() and not path.is_file():
+            raise TablesError(f"{path}: a folder (or not a regular file), not a table file")
+    found = [path for path in candidates if path.is_file()]
     if len(found) > 1:
         raise TablesError(f"{folder}: both {name}.json and {name}.jsonl; keep one")
     return found[0] if found else None
