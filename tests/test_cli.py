@@ -39,6 +39,19 @@ def test_help_answers_in_under_half_a_second():
     assert best < 0.5, f"vqakit --help took {best:.2f}s"
 
 
+def test_output_piped_into_a_reader_that_stops_ends_quietly():
+    """`vqakit systems | head -1`: the reader closes the pipe before vqakit writes; that is no bug
+    of ours, so no catch-all line ('BrokenPipeError ... set VQAKIT_DEBUG=1') and no traceback."""
+    reader = subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.PIPE)
+    reader.wait()  # the reading end is closed before vqakit starts writing
+    result = subprocess.run(
+        [sys.executable, "-m", "vqakit", "systems"], stdout=reader.stdin, stderr=subprocess.PIPE, text=True
+    )
+    reader.stdin.close()
+    assert result.stderr == ""
+    assert result.returncode == 1
+
+
 @pytest.mark.parametrize(
     ("args", "numbers"),
     [

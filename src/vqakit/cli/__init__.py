@@ -104,6 +104,8 @@ class _Group(_Verbs):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except BrokenPipeError:
+            raise  # output piped into a reader that stopped (`| head`): click ends quietly, exit 1
         except Exception as error:
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
