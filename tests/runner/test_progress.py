@@ -63,7 +63,10 @@ def test_without_a_terminal_progress_and_retries_are_lines(tmp_path: Path):
 
 def test_ctrl_c_keeps_the_answers_and_says_how_to_resume(tmp_path: Path):
     run = tmp_path / "run"
-    with FakeServer(default="ok:Answer: A", delay_s=0.4) as server:
+    # two answers, then the server holds the third: the run is still going when Ctrl-C comes,
+    # however slowly a loaded machine writes the first lines
+    with FakeServer(default="slow:20") as server:
+        server.script.extend(["ok:Answer: A"] * 2)
         command = [
             "eval", "sample", "--model", f"openai-compatible:{server.url}#m", "--limit", "8",
             "--concurrency", "1", "--frames", "uniform:1", "--out", str(run),
@@ -82,6 +85,7 @@ def test_ctrl_c_keeps_the_answers_and_says_how_to_resume(tmp_path: Path):
         assert f"interrupted: {kept} answers kept; rerun the same command to resume" in err
         assert "Aborted!" not in err and "Traceback" not in err
         assert not (run / LOCK).exists()
+        server.default = "ok:Answer: A"
         again = vqakit(*command)
         out, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
