@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from vqakit.methods import FrameProvider
 from vqakit.models import EncodedImage, encode_jpeg, image_encoding, sent_jpeg
-from vqakit.schema import Uniform
+from vqakit.schema import Timestamps, Uniform
 from vqakit.video import FrameStore, Resize, sample_frames, strip_jpeg
 
 ENCODING = image_encoding(256)
@@ -81,6 +81,27 @@ def test_samples_asking_for_the_same_frames_share_one_decode(index_clip):
     found = asyncio.run(many())
     assert provider.stats.jobs == 1 and provider.stats.decoded == 6
     assert all([i.data for i in images] == [i.data for i in found[0]] for images in found)
+
+
+def test_frames_let_go_while_a_request_is_filled_are_still_answered(index_clip, monkeypatch):
+    """A request whose frames are partly held and partly decoded: while its decode runs, the
+    frames held only as recent may be let go (other samples' frames push them out). The
+    request still gets every frame (it once looked them up again after the decode: KeyError)."""
+    provider = FrameProvider()
+    first = provider.request(str(index_clip), Timestamps((1.0, 2.0)), SMALL, ENCODING)
+    asyncio.run(provider.images(first))  # held as recent, wanted by no planned sample
+    real_fill = provider._fill
+
+    async def fill_while_recent_frames_go(*args, **kwargs):
+        for key in first.frame_keys:  # what _keep_recent does when recent frames overflow
+            provider._frames.pop(key, None)
+        await real_fill(*args, **kwargs)
+
+    monkeypatch.setattr(provider, "_fill", fill_while_recent_frames_go)
+    both = provider.request(str(index_clip), Timestamps((1.0, 2.0, 3.0)), SMALL, ENCODING)
+    images = asyncio.run(provider.images(both))
+    frames = sample_frames(index_clip, Timestamps((1.0, 2.0, 3.0)), resize=SMALL)
+    assert [image.data for image in images] == [sent_jpeg(f.image, 256).data for f in frames]
 
 
 def test_strips_are_made_once_from_the_frames_as_sent(index_clip, tmp_path):

@@ -20,6 +20,12 @@ from vqakit.runner._lock import LOCK
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _interruptible() -> None:
+    """Ctrl-C as on a terminal: a suite started in the background by a non-interactive shell
+    (`.ci/run ... &`) passes SIGINT on ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def vqakit(*arguments: str, **extra_env: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1", **extra_env}
     return subprocess.Popen(
@@ -28,6 +34,7 @@ def vqakit(*arguments: str, **extra_env: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_interruptible,
     )
 
 

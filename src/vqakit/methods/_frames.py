@@ -141,9 +141,11 @@ class FrameProvider:
         """The frames as sent (EncodedImages, or RGB arrays when `encoding` is None), in order."""
         missing = [key for key in dict.fromkeys(request.frame_keys) if key not in self._frames]
         claimed = self._claim(missing)
+        # taken before any await: while this request's frames are filled, frames kept only as
+        # recent may be let go (`_keep_recent`), this request's among them
+        futures = [self._frames[key] for key in request.frame_keys]
         if claimed:
             await self._fill([request], claimed, strips=False)
-        futures = [self._frames[key] for key in request.frame_keys]
         for key in missing:
             if self._wanted.get(key, 0) <= 0:  # not planned: kept while there is room
                 self._keep_recent(key)
