@@ -30,14 +30,13 @@ from typing import Any
 
 from vqakit.methods._frame_jobs import DecodeJob, Drawing, JobResult, run_job, strip_of
 from vqakit.methods._requests import FrameRequest, joined_identity
-from vqakit.schema import SamplingSpec, sample_times
+from vqakit.schema import SamplingSpec
 from vqakit.video import (
     FrameStore,
     Resize,
     Sampled,
-    VideoError,
     content_digest,
-    frame_index,
+    picked_frames,
     remember_duration,
 )
 
@@ -119,12 +118,7 @@ class FrameProvider:
         if self.store is not None and (kept := self.store.sampled(path, repr(spec))) is not None:
             remember_duration(path, kept.duration_s)  # the run's length groups need no probe
             return kept
-        index = frame_index(path)
-        try:
-            times = sample_times(spec, index.duration_s)
-        except ValueError as error:
-            raise VideoError(path, str(error)) from None
-        picked = index.frames_at(times)
+        index, picked = picked_frames(path, spec)
         found = Sampled(
             digest=self.store.digest(path) if self.store is not None else content_digest(path),
             numbers=[int(n) for n in picked],

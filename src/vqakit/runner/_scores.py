@@ -18,6 +18,7 @@ from vqakit.schema import Benchmark, Prediction
 from vqakit.scoring import length_bucket, length_buckets, score_sample, summarise, usage_totals
 
 
+@collector_paused()  # 100,000 rows and cards: the collector took a third of the time
 def write_scores(
     folder: Path,
     benchmark: Benchmark,
@@ -37,36 +38,6 @@ def write_scores(
     and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
     batch are counted too (`judgments_pending`). `frames`: how the run had its frames (kept by
     whoever rescores it)."""
-    with collector_paused():  # 100,000 rows and cards: the collector took a third of the time
-        return _write_scores(
-            folder,
-            benchmark,
-            samples,
-            predictions,
-            judgments,
-            group_by,
-            errors_as_wrong=errors_as_wrong,
-            wall_s=wall_s,
-            judgments_pending=judgments_pending,
-            judges=judges,
-            frames=frames,
-        )
-
-
-def _write_scores(
-    folder: Path,
-    benchmark: Benchmark,
-    samples: list,
-    predictions: dict[str, Prediction],
-    judgments: dict[str, dict[str, dict[str, Any]]] | None = None,
-    group_by: tuple[str, ...] = (),
-    *,
-    errors_as_wrong: bool = False,
-    wall_s: float | None = None,
-    judgments_pending: int = 0,
-    judges: tuple[str, ...] = (),
-    frames: dict[str, int] | None = None,
-) -> dict:
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}

@@ -12,7 +12,7 @@ from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._media import VideoMediaChecker
 from vqakit.video._probe import VideoInfo, duration_s, probe, remember_duration
 from vqakit.video._resize import Resize
-from vqakit.video._sampling import sample_frames
+from vqakit.video._sampling import picked_frames, sample_frames
 from vqakit.video._scenes import ImageEmbedder, Shot, detect_shots, merge_shots, shot_distances
 from vqakit.video._segment import fixed_windows
 from vqakit.video._strip import STRIP_HEIGHT, image_strip, strip_jpeg, write_strip
@@ -70,6 +70,7 @@ __all__ = [
     "parse_size",
     "parse_style",
     "parse_subtitles",
+    "picked_frames",
     "probe",
     "read_frame_index",
     "read_subtitles",

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from vqakit.schema import SamplingSpec, sample_times
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
-from vqakit.video._index import frame_index
+from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._resize import Resize
 
 
@@ -24,10 +26,17 @@ def sample_frames(
     `exact=False` is the fast mode for long videos: each frame is the keyframe at or before
     the asked time (up to one GOP early; its reported time and number are its own).
     """
+    index, numbers = picked_frames(path, spec)
+    return decode_frames(index, numbers, resize=resize, keyframes_only=not exact, workers=workers)
+
+
+def picked_frames(path: str | Path, spec: SamplingSpec) -> tuple[FrameIndex, np.ndarray]:
+    """The video's frame index and the numbers of the frames `spec` picks from it, in the spec's
+    order: the one definition shared by `sample_frames` and the frames a run sends. A spec the
+    video cannot satisfy is a VideoError naming the video."""
     index = frame_index(path)
     try:
         times = sample_times(spec, index.duration_s)
     except ValueError as error:
         raise VideoError(path, str(error)) from None
-    numbers = index.frames_at(times)
-    return decode_frames(index, numbers, resize=resize, keyframes_only=not exact, workers=workers)
+    return index, index.frames_at(times)
