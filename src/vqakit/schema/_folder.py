@@ -238,18 +238,12 @@ def _check_sample(
         problems += [Problem(SAMPLES, line, name, message) for name, message in found]
 
 
+@collector_paused()  # 100,000 samples: half the time went to the garbage collector
 def check_folder(
     root: str | Path, media: MediaChecker | None = None, *, missing_media_ok: bool = False
 ) -> tuple[Benchmark | None, list[Problem]]:
     """Read and check a benchmark folder; the benchmark is None when the card or samples fail.
     `missing_media_ok`: a missing media file is not a problem (see `MediaChecks`)."""
-    with collector_paused():  # 100,000 samples: half the time went to the garbage collector
-        return _check_folder(root, media, missing_media_ok=missing_media_ok)
-
-
-def _check_folder(
-    root: str | Path, media: MediaChecker | None, *, missing_media_ok: bool
-) -> tuple[Benchmark | None, list[Problem]]:
     root = Path(root)
     if not root.is_dir():
         return None, [Problem(str(root), 0, "-", "not a benchmark folder (no such directory)")]
