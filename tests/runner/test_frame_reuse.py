@@ -81,7 +81,6 @@ def test_a_cached_rerun_in_a_new_process_reads_no_video(tmp_path: Path, monkeypa
 
     with FakeServer(default="ok:Answer: B") as server:
         first = run_eval(config(server), tmp_path / "first")
-        _index._build.cache_clear()
         _index._BUILT.clear()
         _probe._DURATIONS.clear()
         read: list[str] = []

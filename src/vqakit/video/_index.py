@@ -14,10 +14,10 @@ in floating point as k / fps lands on frame k rather than one rounding step shor
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 from pathlib import Path
 
 import av
@@ -133,8 +133,7 @@ def _scan_packets(path: Path) -> tuple[list[int], list[int], list[bool], list[bo
     return pts, dts, keys, disposable, last_duration, time_base
 
 
-@lru_cache(maxsize=64)
-def _build(path: str, size: int, mtime_ns: int) -> FrameIndex:
+def _build(path: str) -> FrameIndex:
     pts_list, dts_list, keys, disposable, last_duration, time_base = _scan_packets(Path(path))
     decode_pts = np.asarray(pts_list, dtype=np.int64)
     order = np.argsort(decode_pts, kind="stable")
@@ -163,30 +162,48 @@ def _build(path: str, size: int, mtime_ns: int) -> FrameIndex:
     )
 
 
-_BUILT: OrderedDict[tuple[str, int, int], FrameIndex] = OrderedDict()  # the indexes `_build` holds
+_BUILT: OrderedDict[tuple[str, int, int], FrameIndex] = OrderedDict()  # by file version, last used last
+_BUILT_MAX = 64
+_BUILT_LOCK = threading.Lock()  # decode threads index videos too
+
+
+def _version(path: str | Path) -> tuple[str, int, int]:
+    stat = os.stat(path)
+    return str(Path(path)), stat.st_size, stat.st_mtime_ns
+
+
+def file_version_key(path: str | Path) -> tuple[str, int, int] | None:
+    """(path as given, size, mtime in ns): the version of the file an index or a duration is
+    kept for; None when the file cannot be looked at."""
+    try:
+        return _version(path)
+    except OSError:
+        return None
 
 
 def frame_index(path: str | Path) -> FrameIndex:
     """The (cached) frame index of a video file; raises VideoError for unusable files."""
-    path = Path(path)
     try:
-        stat = os.stat(path)
+        key = _version(path)
     except FileNotFoundError:
-        raise VideoError(path, "file not found") from None
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    index = _build(*key)
-    _BUILT[key] = index
-    _BUILT.move_to_end(key)
-    while len(_BUILT) > 64:
-        _BUILT.popitem(last=False)
+        raise VideoError(Path(path), "file not found") from None
+    with _BUILT_LOCK:
+        index = _BUILT.get(key)
+        if index is not None:
+            _BUILT.move_to_end(key)
+            return index
+    index = _build(key[0])  # outside the lock: other videos are indexed meanwhile
+    with _BUILT_LOCK:
+        _BUILT[key] = index
+        _BUILT.move_to_end(key)
+        while len(_BUILT) > _BUILT_MAX:
+            _BUILT.popitem(last=False)
     return index
 
 
 def built_frame_index(path: str | Path) -> FrameIndex | None:
     """The frame index of `path` if this process has built it for the file as it is now; None
     otherwise (nothing is read)."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return _BUILT.get((str(Path(path)), stat.st_size, stat.st_mtime_ns))
+    key = file_version_key(path)
+    with _BUILT_LOCK:
+        return _BUILT.get(key) if key is not None else None

@@ -3,7 +3,7 @@ and on request a cheap check that the data reaches the end the header declares."
 
 from __future__ import annotations
 
-import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +11,7 @@ from pathlib import Path
 import av
 
 from vqakit.video._errors import VideoError
-from vqakit.video._index import built_frame_index, frame_index, open_video
+from vqakit.video._index import built_frame_index, file_version_key, frame_index, open_video
 
 
 @dataclass(frozen=True)
@@ -151,25 +151,19 @@ def probe(path: str | Path, *, exact: bool = False, check_end: bool = False) -> 
 
 
 _DURATIONS: OrderedDict[tuple[str, int, int], float] = OrderedDict()  # by file version
-
-
-def _version(path: str | Path) -> tuple[str, int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return str(Path(path)), stat.st_size, stat.st_mtime_ns
+_DURATIONS_LOCK = threading.Lock()  # remembered from the threads that plan frames
 
 
 def remember_duration(path: str | Path, seconds: float) -> None:
     """Note the exact duration of this version of the video, known without its index (the
     frame store keeps it with the frames a spec picked), for `duration_s`."""
-    version = _version(path)
+    version = file_version_key(path)
     if version is not None:
-        _DURATIONS[version] = seconds
-        _DURATIONS.move_to_end(version)
-        while len(_DURATIONS) > 4096:
-            _DURATIONS.popitem(last=False)
+        with _DURATIONS_LOCK:
+            _DURATIONS[version] = seconds
+            _DURATIONS.move_to_end(version)
+            while len(_DURATIONS) > 4096:
+                _DURATIONS.popitem(last=False)
 
 
 def duration_s(path: str | Path) -> float:
@@ -179,7 +173,7 @@ def duration_s(path: str | Path) -> float:
     index = built_frame_index(path)
     if index is not None:
         return index.duration_s
-    version = _version(path)
-    if version is not None and version in _DURATIONS:
-        return _DURATIONS[version]
-    return probe(path).duration_s
+    version = file_version_key(path)
+    with _DURATIONS_LOCK:
+        known = _DURATIONS.get(version) if version is not None else None
+    return known if known is not None else probe(path).duration_s
