@@ -254,6 +254,10 @@ CLASSES = {
     "one_option",
     "peer_shapes",
     "hard_negative",
+    # replies that do not commit (issue 28)
+    "two_answers",
+    "withdrawn",
+    "malformed_tag",
 }
 
 

@@ -76,8 +76,27 @@ HEDGES = (
     r"|I\s+(?:think|believe|guess|would\s+say)|it(?:'s|’s|\s+is)"
 )
 
-# a second label joined to the first: "B or C", "B和C", "BかC", "B 또는 C"
+# a second label joined to the first: "B or C", "B (or C)", "B, or maybe C", "B和C", "BかC", "B 또는 C"
 CONJUNCTIONS = r",|/|&|\bor\b|\band\b|或者?|和|与|與|または|か|또는|이나|및"
+
+# a reply taking its answer back: "final answer: I cannot tell", "none of the options", "the
+# answer cannot be determined", "Answer: unknown"; a hedge is not one ("I cannot be sure")
+WITHDRAWALS = [
+    r"\b(?:I|we)\s+(?:really\s+|honestly\s+|simply\s+)?(?:cannot|can't|can’t|can\s+not|could\s+not|couldn't"
+    r"|couldn’t|am\s+unable\s+to|'m\s+unable\s+to|’m\s+unable\s+to|am\s+not\s+able\s+to|are\s+unable\s+to)\s+"
+    r"(?:tell|determine|answer|say|decide|choose|pick|know|judge|identify|infer)\b",
+    r"\b(?:cannot|can't|can’t|can\s+not|could\s+not|couldn't|couldn’t)\s+be\s+"
+    r"(?:determined|answered|told|decided|inferred|known|identified)\b",
+    r"\b(?:impossible|not\s+possible)\s+to\s+(?:tell|determine|answer|say|know|decide)\b",
+    r"\bnone\s+of\s+(?:the\s+|these\s+|those\s+)?(?:options|choices|answers|above|alternatives)\b",
+    r"\bno\s+(?:option|choice|answer)\s+(?:is\s+(?:correct|right)|fits|matches)\b"
+    r"|\bno\s+(?:correct|valid|right)\s+(?:option|answer|choice)\b",
+    r"\b(?:not|n't|n’t)\s+enough\s+(?:information|evidence|detail)|\binsufficient\s+(?:information|evidence)\b",
+    r"\bI\s+(?:do\s+not|don't|don’t)\s+know\b",
+    r"\b(?:final\s+)?(?:answer|choice)\s*(?:is\s*|[:=\-–—]\s*)(?:unknown|unclear|undetermined|uncertain"
+    r"|not\s+sure|none|n/?a)\b",
+    r"无法(?:确定|判断|回答)|無法(?:確定|判斷|回答)|判断できません|答えられません|알\s*수\s*없",
+]
 TENTATIVE = r"maybe|perhaps|possibly|even|also"
 
 # negation just before a label or answer phrase: "not (B)", "不是B"
@@ -109,7 +128,21 @@ ANSWER_AFTER = re.compile(rf"(?:{'|'.join([*_LEADING, *CORRECTIONS])})\s*(?=(.{{
 # group 1: the label before a phrase that makes it the answer
 ANSWER_BEFORE = re.compile(rf"((?:(?:{OPTION_WORDS})\s*)?{LABEL})(?:{'|'.join(_TRAILING)})", _I)
 HEDGE = re.compile(rf"^[\s,:;.\-–—]*(?:(?:{HEDGES})\b[\s,:;]*)*", _I)
-SECOND_LABEL = re.compile(rf"\s*(?:{CONJUNCTIONS})\s*(?:(?:{TENTATIVE})\s+)?", _I)
+SECOND_LABEL = re.compile(
+    rf"\s*\(?\s*(?:{CONJUNCTIONS})(?:\s*(?:{CONJUNCTIONS}))*\s*(?:(?:{TENTATIVE})\s+)?", _I
+)
+WITHDRAWN = re.compile("|".join(WITHDRAWALS), _I)
+# a statement's value that takes the answer back: "Answer: unknown", "Final answer: I cannot tell"
+WITHDRAWN_VALUE = re.compile(
+    rf"(?:unknown|unclear|undetermined|uncertain|not\s+sure|none|n/?a)\b|{WITHDRAWALS[0]}", _I
+)
+# a second option offered beside the answer: "it could also be C", "C is also possible"
+ALTERNATIVE = re.compile(
+    rf"\b(?:could|might|may|can)\s+(?:also|equally|just\s+as\s+well)\s+be\s+((?:(?:{OPTION_WORDS})\s*)?{LABEL})"
+    rf"|((?:(?:{OPTION_WORDS})\s*)?{LABEL})\s+(?:is|seems|looks|would\s+be)\s+(?:also|equally)\s+"
+    r"(?:possible|plausible|correct|right|likely)",
+    _I,
+)
 JOINED_BEFORE = re.compile(rf"{LABEL}\s*(?:{CONJUNCTIONS})\s*$", _I)
 NEGATED_BEFORE = re.compile(NEGATION_BEFORE, _I)
 NEGATED_AFTER = re.compile(NEGATION_AFTER, _I)

@@ -21,9 +21,13 @@ Rules, tried in this order (the first that decides wins, an abstention included)
    B입니다`, `B를 선택합니다`). **The last explicit final answer wins**, so a self-correction
    counts. **An invalid final answer abstains** instead of falling back to an earlier option: a
    label that is no option (`Answer: F` with four options), an empty or optionless answer tag,
-   `\\boxed{}`, JSON naming nothing, or two options (`A or C`). A statement whose value is free
-   text naming no option (`the answer is in the clip`) is no statement. Statements right after
-   a negation (`not`, `不是`) or right before one (`B가 아니라`, `Bではありません`) are skipped.
+   `\\boxed{}`, JSON naming nothing, two options (`A or C`, `B (or C)`, `B, or maybe C`), or
+   a value that takes the answer back (`Answer: unknown`, `final answer: I cannot tell`). A
+   statement whose value is free text naming no option (`the answer is in the clip`) is no
+   statement. Statements right after a negation (`not`, `不是`) or right before one (`B가
+   아니라`, `Bではありません`) are skipped. **Answer tags must pair up**: a `</answer>` that
+   closes no `<answer>` (`<answr>B</answer>`, `B.</answer>`), or an open `<answer>` closed by
+   a tag of another name or shape (`<answer>B</solution>`, `<answer>B</ answer>`), abstains.
 2. `bare`: the whole reply is one label: `B`, `(b)`, `"C"`, `d:`, `Option D`, `옵션 C`, `Bです`.
 3. `last_line` (or `leading`): a line of its own is a label, after reasoning (`last_line`) or
    before an explanation (`leading`); label lines naming different options abstain.
@@ -42,6 +46,13 @@ Rules, tried in this order (the first that decides wins, an abstention included)
 7. `single_mention`: exactly one option is mentioned in marked form (`(C)`, `C)`, `[C]`,
    `option C`, `选项C`, `選択肢C`, `보기 C`, `옵션 C`), negated mentions (`not (B)`, `(B) is
    wrong`) aside.
+
+**A reply that does not commit abstains**, whichever rule read an option: one that takes the
+answer back after it ("(B) seems possible. Final answer: I cannot tell", "B. Actually, none of
+the options fit": words of `_answer_phrases.WITHDRAWALS` with no option read after them; "I
+can't tell for sure, but the answer is B" commits), and one that offers a second option beside
+it ("B; it could also be C", "B (C is also possible)"). A hedge on one option ("the answer is
+B, though I cannot be certain") commits.
 
 A label outside the options where a rule expects one abstains (a bare `F` with four options).
 Guards: `A` followed by lower-case words is the article and `I` followed by a verb the pronoun;
@@ -66,6 +77,7 @@ from vqakit.scoring._extract_patterns import (
     TENTATIVE_END,
     WRAPPED,
     Options,
+    answer_tag_problem,
     closed_answers,
     label_at,
     lone_label,
@@ -129,7 +141,30 @@ def extract_choice(
         result = _read(body, options)
         if result.choice is None and body != wrapped and result.reason.startswith("no option"):
             result = _abstain("the reply repeats the option list and chooses none")
+        elif result.choice is not None and (withdrawn := _withdrawal(body, options)) is not None:
+            result = _abstain(f"the reply takes its answer back ({withdrawn!r})")
+        elif result.choice is not None and _alternative(body, options, result.choice):
+            result = _abstain("the reply gives a second answer beside the first")
     return replace(result, labels=labels)
+
+
+def _alternative(text: str, options: Options, choice: int) -> bool:
+    """Whether the reply offers another option beside its answer ("B; it could also be C")."""
+    for match in phrases.ALTERNATIVE.finditer(text):
+        label = label_at(match[1] or match[2], options)
+        if label is not None and label[0] is not None and label[0] != choice:
+            return True
+    return False
+
+
+def _withdrawal(text: str, options: Options) -> str | None:
+    """The words with which a reply takes its answer back ("final answer: I cannot tell", "none
+    of the options"), when no option is read after them; None when there are none or an answer
+    follows them ("I can't tell for sure, but the answer is B")."""
+    last = next(reversed(list(phrases.WITHDRAWN.finditer(text))), None)
+    if last is None or _read(text[last.end() :], options).choice is not None:
+        return None
+    return last[0]
 
 
 def _read(text: str, options: Options) -> Extraction:
@@ -147,11 +182,17 @@ def _decide(value: int | str, what: str) -> Extraction:
         return _abstain(f"{what} names more than one option")
     if value == "invalid":
         return _abstain(f"{what} names no valid option")
+    if value == "withdrawn":
+        return _abstain(f"{what} takes the answer back")
     return Extraction(int(value), "tagged", f"{what} names it")
 
 
 def _tagged(text: str, options: Options) -> Extraction | None:
-    """The last explicit final answer, or an abstention when that one is invalid."""
+    """The last explicit final answer, or an abstention when that one is invalid or the answer
+    tags do not pair up."""
+    problem = answer_tag_problem(text)
+    if problem is not None:
+        return _abstain(problem)
     found: list[tuple[int, int | str]] = [
         (start, _contained(inside, options)) for start, inside in closed_answers(text)
     ]
@@ -196,8 +237,11 @@ def _contained(content: str, options: Options) -> int | str:
 
 def _value(fragment: str, options: Options) -> int | str | None:
     """The option a statement's value names: an index, "ambiguous", "invalid" (a label that is no
-    option) or None (free text naming no option, or a negated label: no statement)."""
+    option), "withdrawn" ("unknown", "I cannot tell") or None (free text naming no option, or a
+    negated label: no statement)."""
     fragment = phrases.HEDGE.sub("", fragment.strip().strip("\"'"), count=1)
+    if phrases.WITHDRAWN_VALUE.match(fragment):
+        return "withdrawn"
     label = label_at(fragment, options)
     if label is None:
         return text_choice(fragment, options.choices)

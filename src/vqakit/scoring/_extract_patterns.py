@@ -91,6 +91,29 @@ def unclosed_answer(text: str) -> tuple[int, str] | None:
     return start, text[start + len("<answer>") :]
 
 
+# a closing tag, or an answer close that lost its `<`: `</answr>`, `</solution>`, `</ answer>`, `/answer>`
+_CLOSING_LIKE = re.compile(r"<\s*/|/\s*answer\s*>", re.IGNORECASE)
+_ANSWER_TAG = re.compile(r"</?answer>", re.IGNORECASE)
+
+
+def answer_tag_problem(text: str) -> str | None:
+    """Why the reply's answer tags do not pair up, or None when they do: a `</answer>` that
+    closes no `<answer>`, or an `<answer>` left open whose rest holds a closing tag of another
+    name or shape (`<answer>B</answr>`, `<answer>B</solution>`, `<answer>B/answer>`)."""
+    open_tag = False
+    for match in _ANSWER_TAG.finditer(text):
+        if match[0][1] != "/":
+            open_tag = True  # a second opening before a close: the later one counts, as always
+        elif not open_tag:
+            return "a closing answer tag closes no opening one"
+        else:
+            open_tag = False
+    unclosed = unclosed_answer(text)
+    if unclosed is not None and _CLOSING_LIKE.search(unclosed[1]):
+        return "the answer tag is closed by a tag of another name or shape"
+    return None
+
+
 @dataclass(frozen=True)
 class Options:
     labels: str
