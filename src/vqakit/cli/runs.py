@@ -130,7 +130,10 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
 @click.option(
-    "--by", "group", required=True, help="The breakdown of the columns, e.g. hop_grounding or skills."
+    "--by",
+    "group",
+    help="The breakdown of the columns, e.g. hop_grounding or skills (vqakit's view: each key of the "
+    "group, overall pooled last). Without it, the benchmark's own table where its card declares one.",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(["markdown", "csv", "latex"]), default="markdown", show_default=True
@@ -138,7 +141,7 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
 @click.option(
     "--columns",
     metavar="KEY,KEY,...",
-    help="These keys first, in this order (e.g. '1-hop local,2-hop local'); the others follow.",
+    help="With --by: these keys first, in this order (e.g. '1-hop local,2-hop local'); the others follow.",
 )
 @click.option(
     "--each-person",
@@ -149,23 +152,47 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
 )
 def table(
-    folders: tuple[Path, ...], group: str, fmt: str, columns: str | None, each_person: bool, out: Path | None
+    folders: tuple[Path, ...],
+    group: str | None,
+    fmt: str,
+    columns: str | None,
+    each_person: bool,
+    out: Path | None,
 ) -> None:
-    """Lay several runs out as one table, as in a paper: a row per run (its method and model), a
-    column per key of the breakdown --by, overall (MCQ accuracy) last; accuracies in percent.
-    Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and "Human
-    (best)" rows for several participants."""
-    from vqakit.report import comparison_rows, format_table
+    """Lay several runs out as one table, as in a paper: a row per run (its method and model);
+    accuracies in percent. Without --by, the benchmark's own table where its card declares one
+    (the presets: NExT-QA's Why ... Acc_D, All; Video-MME's durations without and with subtitles;
+    MLVU's tasks and M-Avg; ...), with its column names, merges and headline, its source and
+    notes under it. With --by GROUP, a column per key of that breakdown, overall (MCQ accuracy)
+    last. Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and
+    "Human (best)" rows for several participants."""
+    from vqakit.report import NoOfficialTable, comparison_rows, format_table, official_rows
     from vqakit.runs import RunFolderError
 
+    notes: list[str] = []
     try:
-        first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
-        names, rows = comparison_rows(list(folders), group, first=first, each_person=each_person)
+        if group is None:
+            if columns:
+                raise click.UsageError("--columns orders the keys of --by GROUP: give --by too")
+            try:
+                names, rows, definition = official_rows(list(folders), each_person=each_person)
+            except NoOfficialTable as error:
+                raise click.UsageError(f"{error}; or give --by GROUP") from None
+            notes = [f"Columns as in {definition['source']}; headline: {definition['headline']}."]
+            notes += list(definition.get("notes") or [])
+        else:
+            first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
+            names, rows = comparison_rows(list(folders), group, first=first, each_person=each_person)
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     text = format_table(names, rows, fmt)
+    if notes and fmt == "markdown":
+        text += "\n" + "".join(f"{note}\n" for note in notes)
     if out is None:
         click.echo(text, nl=False)
     else:
         out.write_text(text, encoding="utf-8")
         click.echo(f"-> {out}")
+    if notes and fmt != "markdown":
+        for note in notes:
+            click.echo(note, err=True)

@@ -16,6 +16,7 @@ from vqakit.report._hooks import (
     register_section,
     register_shown_frames,
 )
+from vqakit.report._official_table import NoOfficialTable, official_rows
 from vqakit.report._page import write_report
 from vqakit.report._render import render_page, write_page
 from vqakit.report._submissions import (
@@ -33,6 +34,7 @@ from vqakit.report._tables import FORMATS, comparison_rows, format_rows, format_
 __all__ = [
     "FORMATS",
     "Answer",
+    "NoOfficialTable",
     "SampleDetail",
     "Section",
     "ShownFrames",
@@ -42,6 +44,7 @@ __all__ = [
     "comparison_rows",
     "format_rows",
     "format_table",
+    "official_rows",
     "percent",
     "register_judged_detail",
     "register_sample_detail",

@@ -71,6 +71,7 @@ def write_scores(
         extra_groups={"video_length": lengths},
         min_group_size=benchmark.card.protocol.min_group_size,
         order={"video_length": length_buckets()},
+        official=benchmark.card.official,
     )
     results["usage"] = usage_totals(
         [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s

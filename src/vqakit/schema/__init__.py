@@ -17,6 +17,7 @@ from vqakit.schema._folder import (
     safe_media_path,
 )
 from vqakit.schema._lengths import length_bucket, length_buckets
+from vqakit.schema._official import OfficialColumn, OfficialSetting, OfficialTable
 from vqakit.schema._prediction import NOT_APPLICABLE, Prediction, PredictionError
 from vqakit.schema._sample import MAX_CHOICES, Metadata, NonEmpty, ObjectTrack, Sample, TrackPoint, VideoRef
 from vqakit.schema._spec import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
@@ -41,6 +42,9 @@ __all__ = [
     "NonEmpty",
     "ObjectRef",
     "ObjectTrack",
+    "OfficialColumn",
+    "OfficialSetting",
+    "OfficialTable",
     "Passage",
     "Prediction",
     "PredictionError",

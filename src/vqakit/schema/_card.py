@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from vqakit.schema._official import OfficialTable
 from vqakit.schema._sample import Int, NonEmpty
 from vqakit.schema._spec import check_sampling_text
 
@@ -87,6 +88,8 @@ class BenchmarkCard(BaseModel):
     human_video: bool = False
     review: ReviewRecord | None = None  # set on a version written by `vqakit review apply`
     groups: list[NonEmpty] = []  # metadata keys broken down in every run, beyond the default groups
+    # the benchmark's own results table (columns, merges, headline): `vqakit table` prints it
+    official: OfficialTable | None = None
 
     @field_validator("name")
     @classmethod

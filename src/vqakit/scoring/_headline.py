@@ -8,6 +8,9 @@ report.html, results.json, `vqakit export`, `compare`, `table` and `runs`).
   (`--judge open=...`) called right, over those it judged.
 - **judge scores**: each judge that declares one (MovieRecapsQA's factuality, relevance and
   coherence, 0-5; Minerva-Ego's rubric criteria, 0-2) adds its mean over the answers it scored.
+- **the benchmark's own headline** (`official`): where the card declares the benchmark's table
+  (`official`) and its headline is not the pooled MCQ accuracy but the mean of per-key
+  accuracies (MLVU's M-Avg, the mean of its task accuracies), that number follows MCQ accuracy.
 - **overall** (`overall` in results.json, the last column of `vqakit table`): the accuracy over
   every scored sample, defined only when the run scored one kind of sample (MCQ or open-ended),
   where it equals that kind's accuracy. A run that scored both kinds has no overall (null): an
@@ -22,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from vqakit.scoring._judges import judges
+from vqakit.scoring._official import official_headline
 
 ACCURACIES = (
     ("mcq", "MCQ accuracy", "samples"),
@@ -46,6 +50,13 @@ def headline(results: dict[str, Any]) -> list[dict[str, Any]]:
                  "value": summary["accuracy"], "ci95": list(summary["ci95"]), "scale": [0.0, 1.0],
                  "counted": counted}
             )  # fmt: skip
+    official = official_headline(results)
+    if official is not None:
+        found.append(
+            {"key": "official", "label": f"{official['name']} (mean of {len(official['keys'])} accuracies)",
+             "unit": "accuracy", "n": official["n"], "value": official["accuracy"],
+             "ci95": list(official["ci95"]), "scale": [0.0, 1.0], "counted": "samples"}
+        )  # fmt: skip
     for name, judge in judges().items():
         summary = results.get(name)
         if summary is None:

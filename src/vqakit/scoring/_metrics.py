@@ -26,13 +26,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from vqakit.schema import NOT_APPLICABLE, Prediction, Sample
+from vqakit.schema import NOT_APPLICABLE, OfficialTable, Prediction, Sample
 from vqakit.scoring._errors import errors_summary, judge_error_key, judge_errors
 from vqakit.scoring._headline import headline, overall_summary
 from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
 from vqakit.scoring._intervals import accuracy_summary
 from vqakit.scoring._judges import Judge, judge_for_kind, judges
 from vqakit.scoring._labels import LETTERS
+from vqakit.scoring._official import official_results
 
 HIDDEN = "unscored (answer hidden)"
 
@@ -199,12 +200,14 @@ def summarise(
     extra_groups: dict[str, dict[str, str]] | None = None,
     min_group_size: int = 1,
     order: dict[str, list[str]] | None = None,
+    official: OfficialTable | None = None,
 ) -> dict:
     """Run-level results. `groups` defaults to the default groups; `extra_groups` adds groupings
     computed outside the samples' metadata, as {group name: {sample id: key}} (the runner adds
     video_length this way), `order` the order of a group's keys. Judges and registered metrics
     add their own keys. Rows with fewer than `min_group_size` samples are left out of the
-    breakdowns and listed under `hidden_groups`."""
+    breakdowns and listed under `hidden_groups`. `official`, the card's table of the benchmark's
+    own evaluation, adds its columns (`official`, see `_official`)."""
     by_id = {s.id: s for s in samples}
     scored = [row for row in scores if row["correct"] is not None]
     mcq = [row for row in scored if row["mcq"]]
@@ -255,5 +258,7 @@ def summarise(
             )
         ),
     }
+    if official is not None:
+        results["official"] = official_results(official, by_id, scores)
     results["headline"] = headline(results)
     return results
