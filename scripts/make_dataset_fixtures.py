@@ -1,4 +1,4 @@
-"""Write the release-shaped examples of the seven benchmark presets (docs/examples/datasets/).
+"""Write the release-shaped examples of the benchmark presets (docs/examples/datasets/).
 
 Run from the repository root:  python scripts/make_dataset_fixtures.py
 Each folder holds what a user has after downloading and unpacking that benchmark's release, in
@@ -509,6 +509,81 @@ def mlvu() -> None:
     clip(base / "MLVU_Test/video/test_ar_1.mp4", 52)
 
 
+def minerva() -> None:
+    """MINERVA's release (google-deepmind/neptune's minerva.json): YouTube URLs as video ids,
+    five choices with answer_id, `question type` a comma-separated list of skills."""
+    base = ROOT / "minerva"
+    video = "https://www.youtube.com/watch?v="
+
+    def record(key, video_id, question, choices, answer_id, skills, split, category):
+        return {
+            "key": key,
+            "video_id": video + video_id,
+            "question": question,
+            "answer": choices[answer_id],
+            **{f"answer_choice_{i}": choice for i, choice in enumerate(choices)},
+            "answer_id": answer_id,
+            "reasoning": f"At 00:02 the answer shows: {choices[answer_id]}.",
+            "question type": skills,
+            "split": split,
+            "category": category,
+        }
+
+    dump(
+        base / "minerva.json",
+        [
+            record(
+                "mnv-001",
+                "dQw4w9WgXcQ",
+                "How many cups are on the table when the host sits down?",
+                ["one", "two", "three", "four", "five"],
+                2,
+                "Counting, Temporal Reasoning",
+                "Short Films",
+                "Comedy",
+            ),
+            record(
+                "mnv-002",
+                "dQw4w9WgXcQ",
+                "Why does the host leave the room?",
+                [
+                    "to answer the door",
+                    "to fetch a cup",
+                    "to take a call",
+                    "to turn off the oven",
+                    "to find the cat",
+                ],
+                0,
+                "Cause and Effect, Event Occurrence",
+                "Short Films",
+                "Comedy",
+            ),
+            record(
+                "mnv-003",
+                "9bZkp7q19f0",
+                "What score is shown after the second goal?",
+                ["1-0", "2-0", "2-1", "3-1", "1-1"],
+                1,
+                "Reading (OCR), Counting, Numerical Reasoning",
+                "Sports",
+                "Football",
+            ),
+            record(
+                "mnv-004",
+                "aaaaaaaaaaa",
+                "Which player scores first?",
+                ["the keeper", "number 9", "number 10", "the captain", "nobody"],
+                1,
+                "Temporal Reasoning, Object Recognition",
+                "Sports",
+                "Football",
+            ),
+        ],
+    )
+    clip(base / "videos/dQw4w9WgXcQ.mp4", 70)
+    clip(base / "videos/9bZkp7q19f0.mp4", 71)
+
+
 def table() -> None:
     """Any table, for `vqakit import table` with a mapping of your own (docs/datasets.md)."""
     base = ROOT / "table"
@@ -544,7 +619,7 @@ def table() -> None:
 def main() -> None:
     if ROOT.exists():
         shutil.rmtree(ROOT)
-    for make in (videomme, mvbench, egoschema, nextqa, perceptiontest, longvideobench, mlvu, table):
+    for make in (videomme, mvbench, egoschema, nextqa, perceptiontest, longvideobench, mlvu, minerva, table):
         make()
     size = sum(p.stat().st_size for p in ROOT.rglob("*") if p.is_file())
     print(f"wrote {ROOT} ({size / 1000:.0f} kB)")

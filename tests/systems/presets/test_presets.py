@@ -1,7 +1,8 @@
-"""The seven presets import their release-shaped examples (docs/examples/datasets, written by
-scripts/make_dataset_fixtures.py), the results validate, evaluate through the loopback server
-(replies scripted by `fake_server`, a test double at the HTTP boundary) and break down as each
-benchmark reports; benchmarks with hidden answers write their submission files."""
+"""The presets (the seven standard benchmarks and MINERVA) import their release-shaped examples
+(docs/examples/datasets, written by scripts/make_dataset_fixtures.py), the results validate,
+evaluate through the loopback server (replies scripted by `fake_server`, a test double at the
+HTTP boundary) and break down as each benchmark reports; benchmarks with hidden answers write
+their submission files."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ CASES = {
     "perceptiontest": ("perceptiontest", "perceptiontest/videos", [], 3, 3),
     "longvideobench": ("longvideobench", "longvideobench/videos", [], 3, 3),
     "mlvu": ("mlvu/MLVU", "mlvu/MLVU/video", [], 3, 3),
+    "minerva-mcq": ("minerva", "minerva/videos", [], 3, 4),
 }
 
 
@@ -231,3 +233,21 @@ def test_a_submission_leaves_out_questions_without_a_readable_option(tmp_path: P
     assert result.exit_code == 0
     assert "3 question(s) left out, no option read from the reply" in result.output
     assert (tmp_path / "run/submission-egoschema.csv").read_text() == "q_uid,answer\n"
+
+
+def test_minerva_reads_youtube_ids_skills_and_domains_with_minerva_s_card(tmp_path: Path):
+    bench, output = imported("minerva-mcq", tmp_path / "minerva")
+    assert "missing video https://www.youtube.com/watch?v=aaaaaaaaaaa" in output
+    benchmark = load_folder(bench)
+    assert benchmark.card.name == "minerva" and benchmark.card.groups == ["skills", "split", "category"]
+    assert benchmark.card.official is not None and benchmark.card.official.headline == "Accuracy"
+    sample = next(s for s in benchmark.samples if s.id == "mnv-003")
+    assert sample.metadata.skills == ["Reading (OCR)", "Counting", "Numerical Reasoning"]
+    assert sample.metadata.model_extra["split"] == "Sports" and sample.metadata.category == "Football"
+    assert sample.videos[0].path == "media/9bZkp7q19f0.mp4" and sample.answer == 1
+    results = evaluate(bench, tmp_path / "run", reply="ok:B")
+    columns = {c["name"]: c for c in results["official"]["columns"]}
+    assert (columns["Accuracy"]["n"], columns["Accuracy"]["accuracy"]) == (3, pytest.approx(1 / 3))
+    assert columns["Counting"]["n"] == 2 and columns["Counting"]["block"] == "Skill"
+    listed = [c["name"] for c in results["official"]["columns"]]
+    assert listed[:2] == ["Accuracy", "Counting"]  # the skill with the most questions first

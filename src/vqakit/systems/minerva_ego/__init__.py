@@ -4,7 +4,8 @@ Importing it registers: the `hints` method (spatio-temporal hints: marks drawn a
 detected objects, frames chosen where they are; `hints`), the MiRA rubric judge of reasoning
 (`rubric`), object recall of the reference trace's objects (`recall`) and its report section
 (`report`), and its prompts. `importer` reads the Minerva-Ego / MINERVA release files
-(`vqakit import minerva`); `rank` ranks runs by reasoning under several judges (`vqakit rank`).
+(`vqakit import minerva`), and `minerva` registers MINERVA itself as a preset, with its own card
+and table (`vqakit import minerva-mcq`); `rank` ranks runs by reasoning under several judges (`vqakit rank`).
 """
 
 from pathlib import Path
@@ -14,7 +15,7 @@ from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.minerva_ego import hints, recall, report, rubric  # noqa: E402
+from vqakit.systems.minerva_ego import hints, minerva, recall, report, rubric  # noqa: E402
 from vqakit.systems.minerva_ego.protocol import PROTOCOL  # noqa: E402
 
 register_system(
@@ -27,8 +28,8 @@ register_system(
         protocol=PROTOCOL,
         methods=("hints",),
         judges=("rubric",),
-        commands=("import minerva", "hints", "rank"),
+        commands=("import minerva", "import minerva-mcq", "hints", "rank"),
     )
 )
 
-__all__ = ["PROTOCOL", "hints", "recall", "report", "rubric"]
+__all__ = ["PROTOCOL", "hints", "minerva", "recall", "report", "rubric"]

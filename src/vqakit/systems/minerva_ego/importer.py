@@ -118,11 +118,18 @@ def _sample(record: dict[str, Any], relative: str, options: Options) -> dict[str
 
 
 def import_minerva(
-    records_path: str | Path, videos: str | Path, out: str | Path, *, link_media: bool = False
+    records_path: str | Path,
+    videos: str | Path,
+    out: str | Path,
+    *,
+    link_media: bool = False,
+    card: dict[str, Any] | None = None,
 ) -> ImportReport:
     """Write a benchmark folder at `out` from a Minerva-Ego / MINERVA release file (a JSON list
-    of records, an object of records, or JSONL). Raises `InputError` when the file cannot be read
-    at all, `BenchmarkError` when the folder would not validate (nothing is written then)."""
+    of records, an object of records, or JSONL). `card` replaces fields of the card written
+    (MINERVA's preset gives its own name, description, breakdowns and table). Raises `InputError`
+    when the file cannot be read at all, `BenchmarkError` when the folder would not validate
+    (nothing is written then)."""
     records_path, out = Path(records_path), Path(out)
     found = _video_finder(Path(videos))
     with reading(records_path):
@@ -176,14 +183,11 @@ def import_minerva(
         if report.missing_videos:
             why.append(f"videos are looked up in {videos}")
         raise InputError("\n".join([f"{records_path}: no question could be written", *why]))
-    card = {
-        **CARD,
-        "description": f"{CARD['description']} Source: {records_path.name}.",
-        "protocol": PROTOCOL.model_dump(),
-    }
+    written_card = {**CARD, "protocol": PROTOCOL.model_dump(), **(card or {})}
+    written_card["description"] = f"{written_card['description']} Source: {records_path.name}."
     # the videos are opened by `vqakit validate`; the import checks everything else
     write_benchmark_folder(
-        out, card=card, samples=samples, media=plan.files, link_media=link_media, open_media=False
+        out, card=written_card, samples=samples, media=plan.files, link_media=link_media, open_media=False
     )
     report.written = len(samples)
     report.shapes = dict(shapes)
