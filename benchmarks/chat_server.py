@@ -1,11 +1,12 @@
 """A loopback OpenAI-compatible chat server for the benchmark scripts, with counters.
 
-It answers every `POST .../chat/completions` after a fixed delay with a short MCQ reply, and
-counts what it saw: requests, the most requests in flight at once, images per request, the
-size of the first image of each request and the bytes received. `GET /stats` returns the
-counters as JSON, `POST /reset` zeroes them. It runs in its own process (`start_server`), so its
-CPU time is not the client's. No model is involved: it is a stand-in for a server whose every
-reply takes `delay_s`.
+It answers every `POST .../chat/completions` after a fixed delay with a short MCQ reply (or,
+given `replies`, the text scripted for the first marker the request's text holds: a reply per
+question, whatever order they come in), and counts what it saw: requests, the most requests in
+flight at once, images per request, the size of the first image of each request and the bytes
+received. `GET /stats` returns the counters as JSON, `POST /reset` zeroes them. It runs in its
+own process (`start_server`), so its CPU time is not the client's. No model is involved: it is a
+stand-in for a server whose every reply takes `delay_s`.
 """
 
 from __future__ import annotations
@@ -20,18 +21,40 @@ import time
 from collections import Counter
 from typing import Any
 
-REPLY = json.dumps(
-    {
-        "id": "bench",
-        "object": "chat.completion",
-        "created": 0,
-        "model": "bench",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "Answer: B"}, "finish_reason": "stop"}
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
-    }
-).encode()
+
+def _reply(text: str) -> bytes:
+    return json.dumps(
+        {
+            "id": "bench",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "bench",
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
+        }
+    ).encode()
+
+
+REPLY = _reply("Answer: B")
+
+
+def _scripted(body: bytes, replies: dict[str, str]) -> bytes:
+    """The reply scripted for the first marker found in the request's text, else REPLY."""
+    try:
+        messages = json.loads(body).get("messages") or []
+    except ValueError:
+        return REPLY
+    texts = []
+    for message in messages:
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"text": content}]
+        texts += [str(part.get("text") or "") for part in parts if isinstance(part, dict)]
+    said = "\n".join(texts)
+    return next((_reply(text) for marker, text in replies.items() if marker in said), REPLY)
+
+
 _DATA_URL = re.compile(rb"data:image/(?:jpeg|png|webp);base64,([A-Za-z0-9+/=]{16,4096})")
 
 
@@ -93,7 +116,9 @@ def _image_size(body: bytes) -> str | None:
         return None
 
 
-async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
+async def serve(
+    delay_s: float, replies: dict[str, str] | None = None
+) -> tuple[asyncio.base_events.Server, int]:
     counters = Counters()
 
     def respond(writer: asyncio.StreamWriter, status: str, data: bytes) -> None:
@@ -133,7 +158,7 @@ async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
                         await asyncio.sleep(delay_s)
                     finally:
                         counters.change(-1)
-                    respond(writer, "200 OK", REPLY)
+                    respond(writer, "200 OK", _scripted(body, replies) if replies else REPLY)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, ValueError):
             writer.close()
@@ -142,9 +167,9 @@ async def serve(delay_s: float) -> tuple[asyncio.base_events.Server, int]:
     return server, server.sockets[0].getsockname()[1]
 
 
-def _run(delay_s: float, ports: multiprocessing.Queue) -> None:
+def _run(delay_s: float, ports: multiprocessing.Queue, replies: dict[str, str] | None = None) -> None:
     async def forever() -> None:
-        server, port = await serve(delay_s)
+        server, port = await serve(delay_s, replies)
         ports.put(port)
         async with server:
             await server.serve_forever()
@@ -153,13 +178,14 @@ def _run(delay_s: float, ports: multiprocessing.Queue) -> None:
 
 
 class ChatServer:
-    """The server in a child process: `with ChatServer(0.3) as server: server.url ...`."""
+    """The server in a child process: `with ChatServer(0.3) as server: server.url ...`;
+    `replies` maps a marker in a request's text to the reply text it gets."""
 
-    def __init__(self, delay_s: float) -> None:
+    def __init__(self, delay_s: float, replies: dict[str, str] | None = None) -> None:
         self.delay_s = delay_s
         context = multiprocessing.get_context("spawn")
         self._ports = context.Queue()
-        self._process = context.Process(target=_run, args=(delay_s, self._ports), daemon=True)
+        self._process = context.Process(target=_run, args=(delay_s, self._ports, replies), daemon=True)
 
     def __enter__(self) -> ChatServer:
         self._process.start()

@@ -33,6 +33,7 @@ from vqakit.scoring._judge_context import benchmark_root, use_benchmark_root
 from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
 from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
 from vqakit.scoring._metrics import score_sample, summarise
+from vqakit.scoring._official import official_results
 from vqakit.scoring._reasoning import (
     REASONING_SOURCES,
     ReasoningSource,
@@ -81,6 +82,7 @@ __all__ = [
     "model_reasoning",
     "no_yes_no",
     "number_text",
+    "official_results",
     "option_biases",
     "paired_bootstrap",
     "parse_yes_no",
