@@ -4,7 +4,9 @@ computed from a run's scored samples: results.json's `official`.
 Each column is over the MCQ samples scored (an abstention is wrong, a failed sample left out,
 as everywhere in vqakit): pooled over questions (`accuracy_summary`, its interval included), or
 the mean of each key's accuracy (`mean: keys`, MLVU's M-Avg), whose 95% interval is a bootstrap
-that resamples the questions within each key.
+that resamples the questions within each key, or, where a key has fewer than `SMALL_GROUP`
+questions (a bootstrap of a handful of 0/1 values degenerates), Wilson's interval at the mean's
+effective sample size (K² / Σ 1/n_k for K keys of n_k questions).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from vqakit.schema import OfficialColumn, OfficialTable, Sample
 from vqakit.scoring._hooks import group_keys
-from vqakit.scoring._intervals import accuracy_summary
+from vqakit.scoring._intervals import SMALL_GROUP, accuracy_summary, wilson_interval
 
 RESAMPLES = 2000
 
@@ -43,16 +45,27 @@ def _column(name: str, column: OfficialColumn, rows: list[tuple[Sample, float]])
     order = column.keys or sorted(by_key)
     present = [key for key in order if by_key.get(key)]
     means = [float(np.mean(by_key[key])) for key in present]
-    low, high = _stratified_interval([by_key[key] for key in present])
+    value = float(np.mean(means)) if means else None
+    (low, high), method = _mean_interval([by_key[key] for key in present], value)
     return {
         "name": name,
         "mean": "keys",
         "n": len(pooled),
-        "accuracy": float(np.mean(means)) if means else None,
+        "accuracy": value,
         "ci95": [low, high],
-        "interval": "stratified bootstrap",
+        "interval": method,
         "keys": {key: float(np.mean(by_key[key])) for key in present},
     }
+
+
+def _mean_interval(groups: list[list[float]], value: float | None) -> tuple[tuple[Any, Any], str]:
+    """The 95% interval of a mean of per-key accuracies, and how it was made."""
+    if value is None:
+        return (None, None), "none"
+    if min(map(len, groups)) < SMALL_GROUP:
+        effective = len(groups) ** 2 / sum(1 / len(group) for group in groups)
+        return wilson_interval(value * effective, effective), "wilson (effective n)"
+    return _stratified_interval(groups), "stratified bootstrap"
 
 
 def _stratified_interval(groups: list[list[float]], seed: int = 0) -> tuple[float | None, float | None]:
