@@ -36,6 +36,27 @@ def _is_means(summary: Any) -> bool:
     )
 
 
+def _official_section(results: dict[str, Any]) -> list[Section]:
+    """The benchmark's own table (the card's `official`), right under the headline numbers."""
+    official = results.get("official")
+    if not official:
+        return []
+    rows = []
+    for column in official["columns"]:
+        low, high = column["ci95"]
+        rows.append(
+            [
+                column["name"] + (" (headline)" if column["name"] == official["headline"] else ""),
+                str(column["n"]),
+                "" if column["accuracy"] is None else f"{100 * column['accuracy']:.1f}%",
+                "" if low is None else f"{100 * low:.1f}–{100 * high:.1f}",
+            ]
+        )
+    note = " ".join([f"Columns as in {official['source']}.", *(official.get("notes") or [])])
+    table = Table(["column", "n", "accuracy", "95% CI"], rows)
+    return [Section("The benchmark's own table", table, note=note, lead=True)]
+
+
 def _judge_sections(results: dict[str, Any]) -> list[Section]:
     found = []
     for name, judge in judges().items():
@@ -134,7 +155,8 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
         sample_row(s, predictions[s.id], scores[s.id], f"{SAMPLE_PAGES}/{names[i // PAGE_SIZE]}")
         for i, s in enumerate(shown)
     ]
-    sections = _judge_sections(results) + [s for hook in section_hooks() for s in hook(results)]
+    sections = [*_official_section(results), *_judge_sections(results)]
+    sections += [s for hook in section_hooks() for s in hook(results)]
     return write_page(
         run.path / REPORT,
         "report.html.j2",

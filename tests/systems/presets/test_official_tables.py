@@ -66,6 +66,8 @@ def test_a_nextqa_run_prints_nextqa_s_own_table_with_tp_in_bef_and_aft(tmp_path:
     official = {column["name"]: column for column in results["official"]["columns"]}
     assert official["Bef&Aft"]["n"] == 2 and official["Acc_T"]["n"] == 2 and official["All"]["n"] == 5
     assert official["When"]["n"] == 0 and official["When"]["accuracy"] is None
+    page = (tmp_path / "run/report.html").read_text()  # the report shows it under the headline
+    assert "own table" in page and "Bef&amp;Aft" in page and "All (headline)" in page
     # vqakit's own view, each code apart, stays one option away
     by_type = table(str(tmp_path / "run"), "--by", "type").splitlines()
     assert by_type[0] == "| run | CH | CW | DC | TN | TP | overall |"
