@@ -17,10 +17,11 @@ Video-MME, MVBench, MLVU; nothing of it is copied into vqakit).
 
 Printed per preset: samples, per-sample agreement with each reference (also counted over the
 samples the reference scores deterministically: a random pick for an unreadable reply is not a
-reading), vqakit's headline beside each reference's, whether the reference's own breakdown
-equals vqakit's table, and every disagreement grouped by its reply form and direction, each
-with the reason vqakit reads that reply as it does (`CHOICES`). A disagreement in a form
-without a reason is listed as unexplained; the exit status is 1 when there is one.
+reading), vqakit's headline beside each reference's, whether the reference's own numbers equal
+vqakit's table computed from the reference's verdicts, and every disagreement grouped by its
+reply form and direction, each with the reason: what the reference did (a random pick, a reply
+left out: not copied) and how vqakit reads that reply and why (`CHOICES`). A disagreement in a
+form with no reason (a bare letter) is listed as unexplained; the exit status is 1 then.
 """
 
 from __future__ import annotations
@@ -56,11 +57,8 @@ CHOICES = {
     "abstention in vqakit",
     "malformed tag": "an answer in tags that do not pair up ('<answer>B</answr>') is an abstention in vqakit",
 }
-RANDOM = (
-    "the reference picks a random letter for a reply it reads no letter from; not copied: vqakit counts "
-    "an abstention"
-)
-LEFT_OUT = "the reference leaves a reply it reads no letter from out of its accuracy; vqakit counts it wrong"
+RANDOM = "the reference reads no letter from it and picks one at random (not copied)"
+LEFT_OUT = "the reference reads no letter from it and leaves it out of its accuracy (not copied)"
 TITLES = {
     "videomme": "Video-MME",
     "mvbench": "MVBench",
@@ -179,9 +177,9 @@ def compare(preset: str, work: Path, official: dict[str, Path]) -> dict[str, Any
             }
         )
     for (name, form, direction), ids in sorted(causes.items()):
-        reason = (
-            RANDOM if direction == "random" else LEFT_OUT if direction == "left out" else CHOICES.get(form)
-        )
+        reference_did = {"random": RANDOM, "left out": LEFT_OUT}.get(direction)
+        ours = CHOICES.get(form)
+        reason = "; ".join(filter(None, [reference_did, ours])) if ours or reference_did else None
         found["causes"].append(
             {
                 "reference": name,
