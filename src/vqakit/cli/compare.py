@@ -16,9 +16,11 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
     """Paired comparison of two runs over the same benchmark, per kind of sample and per group.
 
     Prints MCQ accuracy and open-ended accuracy (each apart, as `vqakit eval` defines them) of A
-    and B, the difference B - A with a 95% paired bootstrap interval, and the exact McNemar
-    p-value on the samples where exactly one run was right; the judge scores of both (means,
-    not paired); then the
+    and B, the difference B - A with a 95% paired bootstrap interval, and the McNemar p-value on
+    the samples where exactly one run was right; both clustered by video where questions share a
+    video (a paired bootstrap of whole videos, and the exact sign-flip McNemar test over videos:
+    those rows are marked *), else per question (exact McNemar); the judge scores of both
+    (means, not paired); then the
     rates of the diagnostics the benchmark's system registers (e.g. gold clip retrieved) in A
     and B, pooled and per key of the groups it registers (e.g. question family).
     """
@@ -53,7 +55,12 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
         click.echo(
             f"{label[:33]:<34}{row['n']:>5}{100 * row['accuracy_a']:>7.1f}%{100 * row['accuracy_b']:>7.1f}%"
             f"{100 * row['difference']:>+7.1f}%{f'{100 * low:+.1f} to {100 * high:+.1f}':>18}"
-            f"{row['mcnemar_p']:>11.3f}"
+            f"{row['mcnemar_p']:>11.3f}{' *' if row.get('clusters') else ''}"
+        )
+    if any(row.get("clusters") for _, row in rows):
+        click.echo(
+            "* clustered by video (questions share videos): paired bootstrap of whole videos, "
+            "sign-flip McNemar test over videos"
         )
     for entry in result.get("scores", {}).values():
         a, b = entry["a"], entry["b"]

@@ -100,7 +100,9 @@ def _submission(folder: Path, fmt: str, out: Path | None) -> None:
 def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     """Write the results of run FOLDERS as one table: a row per run and number (the headline
     numbers, overall where defined, each group key of each accuracy), named in `measure`, with
-    n, the value, its 95% interval and the run's errors. With a submission format, write one
+    n, the value, its 95% interval, the kind of interval (`interval`: e.g. cluster bootstrap)
+    and the videos it was clustered by (`clusters`, where questions share videos), and the
+    run's errors. With a submission format, write one
     run's answers in the file its benchmark's server takes."""
     from vqakit.report import format_rows, result_rows
     from vqakit.runs import RunFolderError
@@ -149,6 +151,13 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     help="Besides Human (mean) and Human (best), a row per participant's run (vqakit studio).",
 )
 @click.option(
+    "--ci",
+    "intervals",
+    is_flag=True,
+    help="Each accuracy with its 95% interval ('61.1 [44.9, 75.2]'; in CSV, two more columns per "
+    "key), clustered by video where questions share videos; a line under the table says which.",
+)
+@click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
 )
 def table(
@@ -157,6 +166,7 @@ def table(
     fmt: str,
     columns: str | None,
     each_person: bool,
+    intervals: bool,
     out: Path | None,
 ) -> None:
     """Lay several runs out as one table, as in a paper: a row per run (its method and model);
@@ -165,8 +175,9 @@ def table(
     MLVU's tasks and M-Avg; ...), with its column names, merges and headline, its source and
     notes under it. With --by GROUP, a column per key of that breakdown, overall (MCQ accuracy)
     last. Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and
-    "Human (best)" rows for several participants."""
-    from vqakit.report import NoOfficialTable, comparison_rows, format_table, official_rows
+    "Human (best)" rows for several participants. With --ci, each accuracy with its 95%
+    interval, and a note saying which interval it is."""
+    from vqakit.report import NoOfficialTable, comparison_rows, format_table, interval_note, official_rows
     from vqakit.runs import RunFolderError
 
     notes: list[str] = []
@@ -175,14 +186,20 @@ def table(
             if columns:
                 raise click.UsageError("--columns orders the keys of --by GROUP: give --by too")
             try:
-                names, rows, definition = official_rows(list(folders), each_person=each_person)
+                names, rows, definition = official_rows(
+                    list(folders), each_person=each_person, intervals=intervals
+                )
             except NoOfficialTable as error:
                 raise click.UsageError(f"{error}; or give --by GROUP") from None
             notes = [f"Columns as in {definition['source']}; headline: {definition['headline']}."]
             notes += list(definition.get("notes") or [])
         else:
             first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
-            names, rows = comparison_rows(list(folders), group, first=first, each_person=each_person)
+            names, rows = comparison_rows(
+                list(folders), group, first=first, each_person=each_person, intervals=intervals
+            )
+        if intervals:
+            notes.append(interval_note(list(folders)))
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     text = format_table(names, rows, fmt)

@@ -29,7 +29,14 @@ from vqakit.report._submissions import (
     write_submission,
 )
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
-from vqakit.report._tables import FORMATS, comparison_rows, format_rows, format_table, result_rows
+from vqakit.report._tables import (
+    FORMATS,
+    comparison_rows,
+    format_rows,
+    format_table,
+    interval_note,
+    result_rows,
+)
 
 __all__ = [
     "FORMATS",
@@ -44,6 +51,7 @@ __all__ = [
     "comparison_rows",
     "format_rows",
     "format_table",
+    "interval_note",
     "official_rows",
     "percent",
     "register_judged_detail",

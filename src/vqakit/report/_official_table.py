@@ -49,12 +49,13 @@ def _columns(runs: list[RunFolder]) -> list[str]:
 
 
 def official_rows(
-    folders: list[str | Path], *, each_person: bool = False
+    folders: list[str | Path], *, each_person: bool = False, intervals: bool = False
 ) -> tuple[list[str], list[list[Any]], dict[str, Any]]:
     """The runs as their benchmark's table: (column names, rows, the table's definition: source,
     headline, setting, notes). A row is the run's label (method, and model where the runs' models
     differ) and one accuracy per column (None where the run has no question there). People's
-    runs (`vqakit studio`) make the Human rows, as in `comparison_rows`. NoOfficialTable when a
+    runs (`vqakit studio`) make the Human rows, as in `comparison_rows`. With `intervals`, a
+    model's cell is (accuracy, ci95 low, ci95 high) (people's rows keep plain accuracies). NoOfficialTable when a
     run's results hold no table; ValueError when the runs' benchmarks declare different tables."""
     runs = [RunFolder(folder) for folder in folders]
     for run in runs:
@@ -76,14 +77,21 @@ def official_rows(
             blocks.append(label)
     names = ["run"] + [name if block is None else f"{name} ({block})" for block in blocks for name in columns]
 
-    def cells(run: RunFolder) -> list[float | None]:
-        values = {column["name"]: column.get("accuracy") for column in run.results["official"]["columns"]}
+    def cells(run: RunFolder, with_intervals: bool = False) -> list[Any]:
+        values = {
+            column["name"]: (
+                (column["accuracy"], *(column.get("ci95") or (None, None)))
+                if with_intervals and column.get("accuracy") is not None
+                else column.get("accuracy")
+            )
+            for column in run.results["official"]["columns"]
+        }
         label = _setting_label(run, setting)
         return [values.get(name) if block == label else None for block in blocks for name in columns]
 
     models = [run for run in runs if run.participant is None]
     people = [run for run in runs if run.participant is not None]
-    rows = _merged(models, cells)
+    rows = _merged(models, lambda run: cells(run, intervals))
     headline = next(i for i, name in enumerate(columns) if name == first["headline"])
     rows += human_rows(people, cells, each=each_person, rank_by=headline)
     definition = {k: first.get(k) for k in ("source", "headline", "setting", "notes")}

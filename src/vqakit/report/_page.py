@@ -24,7 +24,15 @@ from vqakit.report._render import templates_digest, write_page
 from vqakit.report._samples import sample_card, sample_row
 from vqakit.runs import REPORT, RunFolder
 from vqakit.schema import Benchmark
-from vqakit.scoring import headline_of, interval_text, judges, number_text
+from vqakit.scoring import (
+    CLUSTERED_KINDS,
+    headline_of,
+    interval_kind_text,
+    interval_text,
+    intervals_note,
+    judges,
+    number_text,
+)
 
 
 def _is_means(summary: Any) -> bool:
@@ -76,13 +84,16 @@ def _judge_sections(results: dict[str, Any]) -> list[Section]:
     return found
 
 
-def _group_rows(buckets: dict[str, dict[str, Any]]) -> list[list[str]]:
+def _group_rows(buckets: dict[str, dict[str, Any]], clustered: bool) -> list[list[str]]:
+    """A breakdown's rows: key, n, accuracy, interval, and the videos (clusters) the interval
+    was drawn over when the breakdown has any clustered interval."""
     return [
         [
             key,
             str(v["n"]),
             f"{100 * v['accuracy']:.1f}%",
             f"{100 * v['ci95'][0]:.1f}–{100 * v['ci95'][1]:.1f}",
+            *([str(v.get("clusters") or v["n"])] if clustered else []),
         ]
         for key, v in buckets.items()
     ]
@@ -94,7 +105,7 @@ def _headline_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for entry in headline_of(results):
         interval = interval_text(entry)
-        meta = [f"95% CI {interval}"] if interval else []
+        meta = [f"95% CI {interval} ({interval_kind_text(entry)})"] if interval else []
         meta.append(f"n={entry['n']} {entry['counted']}")
         if entry["unit"] == "score":
             meta.insert(0, f"scale {entry['scale'][0]:g}-{entry['scale'][1]:g}")
@@ -112,7 +123,10 @@ def _breakdowns(results: dict[str, Any]) -> list[dict[str, Any]]:
     for field, kind in (("groups", "MCQ accuracy"), ("open_ended_groups", "open-ended accuracy")):
         for group, buckets in (results.get(field) or {}).items():
             title = f"{kind} by {group}" if both or field == "open_ended_groups" else f"By {group}"
-            found.append({"title": title, "group": group, "buckets": buckets, "rows": _group_rows(buckets)})
+            clustered = any(v.get("interval") in CLUSTERED_KINDS for v in buckets.values())
+            header = [group, "n", "accuracy", "95% CI", *(["videos"] if clustered else [])]
+            rows = _group_rows(buckets, clustered)
+            found.append({"title": title, "group": group, "buckets": buckets, "header": header, "rows": rows})
     return found
 
 
@@ -166,6 +180,7 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
         results=results,
         headline=_headline_rows(results),
         breakdowns=_breakdowns(results),
+        interval_note=intervals_note([results]),
         hidden_rows=[
             [group, key, str(n)]
             for group, rows in results.get("hidden_groups", {}).items()

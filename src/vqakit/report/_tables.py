@@ -10,10 +10,11 @@ from typing import Any
 
 from vqakit.report._human_rows import human_rows
 from vqakit.runs import RunFolder
-from vqakit.scoring import headline_of
+from vqakit.scoring import headline_of, intervals_note
 
 COLUMNS = (
-    "run", "method", "model", "measure", "group", "key", "n", "value", "ci95_low", "ci95_high", "errors",
+    "run", "method", "model", "measure", "group", "key", "n", "value", "ci95_low", "ci95_high", "interval",
+    "clusters", "errors",
 )  # fmt: skip
 FORMATS = ("csv", "markdown", "latex")
 KINDS = (("groups", "MCQ accuracy"), ("open_ended_groups", "open-ended accuracy"))
@@ -22,17 +23,21 @@ KINDS = (("groups", "MCQ accuracy"), ("open_ended_groups", "open-ended accuracy"
 def _row(
     head: dict[str, Any], measure: str, group: str, key: str, summary: dict[str, Any], unit: str
 ) -> dict:
-    """One row of `result_rows`; `summary` has n, the value (`accuracy` or `value`) and ci95."""
+    """One row of `result_rows`; `summary` has n, the value (`accuracy` or `value`), ci95 and
+    the kind of interval (`interval`, with the `clusters` it was drawn over where clustered)."""
     low, high = summary.get("ci95") or (None, None)
     value = summary.get("value", summary.get("accuracy"))
     return {**head, "measure": measure, "group": group, "key": key, "n": summary.get("n", 0), "value": value,
-            "ci95_low": low, "ci95_high": high, "unit": unit}  # fmt: skip
+            "ci95_low": low, "ci95_high": high, "interval": summary.get("interval") or "",
+            "clusters": summary.get("clusters") or "", "unit": unit}  # fmt: skip
 
 
 def result_rows(folders: list[str | Path]) -> list[dict[str, Any]]:
     """One row per run and number: its headline numbers (`scoring.headline`: MCQ accuracy,
     open-ended accuracy, judge scores), overall where it is defined, then every group key of
-    each accuracy. `measure` names the number; `value` is a share (accuracies) or a score."""
+    each accuracy. `measure` names the number; `value` is a share (accuracies) or a score;
+    `interval` the kind of its 95% interval (`scoring._intervals`: e.g. `cluster bootstrap`)
+    and `clusters` the videos it was clustered by, where questions share videos."""
     rows = []
     for folder in folders:
         run = RunFolder(folder)
@@ -56,6 +61,15 @@ def result_rows(folders: list[str | Path]) -> list[dict[str, Any]]:
 
 
 def _text(value: Any, percent: bool, unit: str = "accuracy") -> str:
+    if isinstance(value, tuple):  # (value, low, high) of `comparison_rows(..., intervals=True)`
+        if value[0] is None:
+            return ""
+        low, high = (_text(bound, percent, unit) for bound in value[1:])
+        return (
+            f"{_text(value[0], percent, unit)} [{low}, {high}]"
+            if low and high
+            else _text(value[0], percent, unit)
+        )
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if percent and isinstance(value, float):
@@ -102,14 +116,21 @@ def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: s
 
 
 def comparison_rows(
-    folders: list[str | Path], by: str, first: list[str] | None = None, *, each_person: bool = False
+    folders: list[str | Path],
+    by: str,
+    first: list[str] | None = None,
+    *,
+    each_person: bool = False,
+    intervals: bool = False,
 ) -> tuple[list[str], list[list[Any]]]:
     """Several runs as one table, like a paper's: a row per run (named by its method and model),
     a column per key of group `by` (the keys `first` in that order, then the others in the order
     they first appear), then the accuracy those keys break down. Each block is one kind of
     sample: MCQ accuracy, then open-ended accuracy where runs break that down too. The last
     column is `overall` when every run scored one kind only (overall is defined), else it is
-    named by its kind. Cells are accuracies (None where a run has no such key). Runs of people's
+    named by its kind. Cells are accuracies (None where a run has no such key), or with
+    `intervals` (accuracy, ci95 low, ci95 high) triples (people's rows keep plain accuracies:
+    a mean over participants has no such interval). Runs of people's
     answers (`vqakit studio`) come last as "Human" rows (`human_rows`, ranked by the first
     block's accuracy). A key of `first` that no run has, or a group no run has, is a ValueError
     naming what there is."""
@@ -144,17 +165,20 @@ def comparison_rows(
         names.append("overall" if len(blocks) == 1 and defined else label)
         columns.append((field, "mcq" if field == "groups" else "open_ended", keys))
 
-    def cells(run: RunFolder) -> list[Any]:
+    def cells(run: RunFolder, with_intervals: bool = False) -> list[Any]:
         row: list[Any] = []
         for field, summary_key, keys in columns:
             buckets = (run.results.get(field) or {}).get(by, {})
-            row += [buckets.get(key, {}).get("accuracy") for key in keys]
-            row.append((run.results.get(summary_key) or {}).get("accuracy"))
+            summaries = [buckets.get(key) or {} for key in keys] + [run.results.get(summary_key) or {}]
+            row += [
+                (s.get("accuracy"), *(s.get("ci95") or (None, None))) if with_intervals else s.get("accuracy")
+                for s in summaries
+            ]
         return row
 
     models = [run for run in runs if run.participant is None]
     people = [run for run in runs if run.participant is not None]
-    rows = [[label, *cells(run)] for label, run in zip(_run_labels(models), models, strict=True)]
+    rows = [[label, *cells(run, intervals)] for label, run in zip(_run_labels(models), models, strict=True)]
     rank_by = len(columns[0][2])  # the first block's accuracy column
     rows += human_rows(people, cells, each=each_person, rank_by=rank_by)
     return names, rows
@@ -176,7 +200,24 @@ def _run_labels(runs: list[RunFolder]) -> list[str]:
 
 
 def format_table(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
-    """A table of labels and accuracies as CSV (raw numbers), Markdown or LaTeX (percentages)."""
+    """A table of labels and accuracies as CSV (raw numbers), Markdown or LaTeX (percentages).
+    Cells that are (accuracy, low, high) triples show `61.1 [44.9, 75.2]`; in CSV each is three
+    columns (`KEY`, `KEY ci95_low`, `KEY ci95_high`)."""
+    if fmt == "csv" and any(isinstance(cell, tuple) for row in rows for cell in row):
+        wide = [columns[0]] + [f"{c}{part}" for c in columns[1:] for part in ("", " ci95_low", " ci95_high")]
+        triples = [
+            [cell if isinstance(cell, tuple) else (cell, None, None) for cell in row[1:]] for row in rows
+        ]
+        rows = [
+            [row[0], *(part for cell in cells for part in cell)]
+            for row, cells in zip(rows, triples, strict=True)
+        ]
+        columns = wide
     return _format(
         [dict(zip(columns, row, strict=True)) for row in rows], columns, fmt, percent=set(columns[1:])
     )
+
+
+def interval_note(folders: list[str | Path]) -> str:
+    """What the intervals of these runs' results account for, in one sentence (under a table)."""
+    return intervals_note([RunFolder(folder).results for folder in folders])

@@ -2,8 +2,10 @@
 
 MCQ and open-ended samples are compared apart (the headline definitions of `_headline`). For
 every group, only samples scored in both runs count. Reported: both accuracies, the
-difference B - A with a 95% paired bootstrap interval (samples resampled together), and the
-exact McNemar test on the discordant pairs (A right / B wrong against A wrong / B right).
+difference B - A with a 95% paired bootstrap interval, and the McNemar test on the discordant
+pairs (A right / B wrong against A wrong / B right), both clustered by video where questions
+share videos (`_paired`: a paired cluster bootstrap and a clustered McNemar test; with one
+question per video, the per-question bootstrap and exact McNemar test).
 
 Registered diagnostics (`register_diagnostic`: a boolean score field, or `field=value`, whether a
 score field has that value) are reported as rates in both runs, pooled and per key of every group
@@ -13,49 +15,15 @@ metadata groups stay with accuracy only.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from vqakit.plugins import load_plugins
 from vqakit.schema import Sample
+from vqakit.scoring._clusters import video_clusters
 from vqakit.scoring._hooks import _GROUPS, default_groups, diagnostics, group_keys
-
-
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value from the two discordant counts."""
-    n = a_only + b_only
-    if n == 0:
-        return 1.0
-    k = min(a_only, b_only)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
-
-
-def paired_bootstrap(
-    a: np.ndarray, b: np.ndarray, *, resamples: int = 2000, seed: int = 0
-) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, a.size, size=(resamples, a.size))
-    differences = b[picks].mean(axis=1) - a[picks].mean(axis=1)
-    low, high = np.percentile(differences, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def _pair_summary(a: np.ndarray, b: np.ndarray) -> dict[str, Any]:
-    a_only = int(((a == 1) & (b == 0)).sum())
-    b_only = int(((a == 0) & (b == 1)).sum())
-    return {
-        "n": int(a.size),
-        "accuracy_a": float(a.mean()),
-        "accuracy_b": float(b.mean()),
-        "difference": float(b.mean() - a.mean()),
-        "ci95": list(paired_bootstrap(a, b)),
-        "a_only_correct": a_only,
-        "b_only_correct": b_only,
-        "mcnemar_p": mcnemar_exact(a_only, b_only),
-    }
+from vqakit.scoring._paired import pair_summary
 
 
 def _diagnostic(row: dict[str, Any] | None, key: str) -> bool | None:
@@ -143,11 +111,13 @@ def compare_runs(
     shared = [s for s in samples if s.id in correct_a and s.id in correct_b]
     if not shared:
         raise ValueError("the two runs have no scored sample in common")
+    clusters = video_clusters(samples)
 
-    def arrays(subset: list[Sample]) -> tuple[np.ndarray, np.ndarray]:
-        return (
+    def paired(subset: list[Sample]) -> dict[str, Any]:
+        return pair_summary(
             np.array([float(correct_a[s.id]) for s in subset]),
             np.array([float(correct_b[s.id]) for s in subset]),
+            [clusters[s.id] for s in subset],
         )
 
     def by_group(subset: list[Sample]) -> dict[str, Any]:
@@ -158,13 +128,11 @@ def compare_runs(
                 for key in group_keys(sample, group):
                     buckets.setdefault(key, []).append(sample)
             if buckets:
-                found[group] = {key: _pair_summary(*arrays(part)) for key, part in sorted(buckets.items())}
+                found[group] = {key: paired(part) for key, part in sorted(buckets.items())}
         return found
 
     kinds = {"mcq": [s for s in shared if s.is_mcq], "open_ended": [s for s in shared if not s.is_mcq]}
-    result: dict[str, Any] = {
-        kind: _pair_summary(*arrays(subset)) if subset else None for kind, subset in kinds.items()
-    }
+    result: dict[str, Any] = {kind: paired(subset) if subset else None for kind, subset in kinds.items()}
     present = [kind for kind, subset in kinds.items() if subset]
     result["overall"] = result[present[0]] if len(present) == 1 else None
     result["groups"] = by_group(kinds["mcq"])

@@ -17,13 +17,17 @@ report.html, results.json, `vqakit export`, `compare`, `table` and `runs`).
   option picked among five and a judge's yes/no are not one measure.
 
 An entry of `results.json["headline"]`: `{key, label, unit: "accuracy" | "score", n, value,
-ci95, scale, counted}` (`scale` [low, high] for scores; `counted` names what `n` counts).
+ci95, scale, counted[, interval, clusters]}` (`scale` [low, high] for scores; `counted` names
+what `n` counts; `interval` the kind of interval and `clusters` the number of videos it was
+clustered by, where the questions share videos: see `_intervals`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from vqakit.scoring._intervals import CLUSTERED_KINDS, SMALL_GROUP
 from vqakit.scoring._judges import judges
 from vqakit.scoring._official import official_headline
 
@@ -38,6 +42,11 @@ def overall_summary(mcq: dict[str, Any], open_ended: dict[str, Any], pooled: dic
     return None if mcq["n"] and open_ended["n"] else pooled
 
 
+def _interval_kind(summary: dict[str, Any]) -> dict[str, Any]:
+    """The kind of a summary's interval, and the clusters it was drawn over, where it says."""
+    return {key: summary[key] for key in ("interval", "clusters") if summary.get(key) is not None}
+
+
 def headline(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The headline entries of a run's results, in order: MCQ accuracy, open-ended accuracy
     (each where the run scored such samples), then the judges' declared scores."""
@@ -48,7 +57,7 @@ def headline(results: dict[str, Any]) -> list[dict[str, Any]]:
             found.append(
                 {"key": key, "label": label, "unit": "accuracy", "n": summary["n"],
                  "value": summary["accuracy"], "ci95": list(summary["ci95"]), "scale": [0.0, 1.0],
-                 "counted": counted}
+                 "counted": counted, **_interval_kind(summary)}
             )  # fmt: skip
     official = official_headline(results)
     if official is not None:
@@ -66,7 +75,7 @@ def headline(results: dict[str, Any]) -> list[dict[str, Any]]:
                 found.append(
                     {"key": key, "label": label, "unit": "score", "n": mean["n"], "value": mean["mean"],
                      "ci95": list(mean["ci95"]), "scale": list(mean.get("scale") or judge.scale),
-                     "counted": "answers"}
+                     "counted": "answers", **_interval_kind(mean)}
                 )  # fmt: skip
     return found
 
@@ -95,11 +104,40 @@ def interval_text(entry: dict[str, Any]) -> str:
     return f"{low:.2f}-{high:.2f}"
 
 
+def interval_kind_text(entry: dict[str, Any]) -> str:
+    """What an interval accounts for: `clustered by video: 8 clusters` when its questions share
+    videos, else `per question` (every question on a video of its own, or a summary that does
+    not say)."""
+    if entry.get("interval") in CLUSTERED_KINDS and entry.get("clusters"):
+        return f"clustered by video: {entry['clusters']} clusters"
+    return "per question"
+
+
+def intervals_note(results: Iterable[dict[str, Any]]) -> str:
+    """What the accuracy intervals of these runs' results account for, in one sentence (under a
+    report's breakdowns or a table)."""
+    kinds: set[str | None] = set()
+    for found in results:
+        summaries = [found.get("mcq") or {}, found.get("open_ended") or {}]
+        for field in ("groups", "open_ended_groups"):
+            summaries += [v for buckets in (found.get(field) or {}).values() for v in buckets.values()]
+        kinds |= {summary.get("interval") for summary in summaries}
+    if kinds & set(CLUSTERED_KINDS):
+        return (
+            "95% intervals are clustered by video where questions share a video (questions on one "
+            "video are not independent): whole videos are resampled (cluster bootstrap), or below "
+            f"{SMALL_GROUP} videos the interval is taken at the effective sample size (questions "
+            "over the design effect)."
+        )
+    return f"95% intervals per question: Wilson's below {SMALL_GROUP} samples, else a bootstrap."
+
+
 def headline_text(entry: dict[str, Any]) -> str:
-    """`MCQ accuracy 33.3% [95% CI 19.4-50.0] on 36 samples`: one entry, in words."""
+    """`MCQ accuracy 33.3% [95% CI 19.4-50.0, clustered by video: 8 clusters] on 36 samples`:
+    one entry, in words (`interval_kind_text` says which interval)."""
     interval = interval_text(entry)
     scale = "" if entry["unit"] == "accuracy" else f" (of {entry['scale'][0]:g}-{entry['scale'][1]:g})"
-    ci = f" [95% CI {interval}]" if interval else ""
+    ci = f" [95% CI {interval}, {interval_kind_text(entry)}]" if interval else ""
     return f"{entry['label']} {number_text(entry)}{scale}{ci} on {entry['n']} {entry['counted']}"
 
 

@@ -17,13 +17,25 @@ only its own module.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from vqakit.plugins import load_plugins
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring._intervals import bootstrap_interval
+from vqakit.scoring._intervals import (
+    CLUSTER_BOOTSTRAP,
+    CLUSTER_NORMAL,
+    CLUSTER_NORMAL_FROM,
+    CLUSTER_WIDENED,
+    SMALL_GROUP,
+    bootstrap_interval,
+    cluster_bootstrap_interval,
+    cluster_counts,
+    clustered_normal_interval,
+    effective_bootstrap_interval,
+)
 
 
 class Judge:
@@ -122,13 +134,38 @@ def judge_for_kind(kind: str) -> Judge | None:
     return next((j for j in registry.values() if j.legacy_kind == kind), None)
 
 
-def mean_summary(values: list[float], low: float = 0.0, high: float = 1.0) -> dict[str, Any]:
+def mean_summary(
+    values: list[float], low: float = 0.0, high: float = 1.0, clusters: Sequence[Hashable] | None = None
+) -> dict[str, Any]:
     """`{n, mean, ci95}` of scores on [low, high], with a 95% bootstrap interval: the shape the
-    report shows for any judge that summarises several scores as a table of means."""
+    report shows for any judge that summarises several scores as a table of means. With
+    `clusters` (each value's video, e.g. from `video_clusters`), where videos have several
+    questions, the interval is clustered (`_intervals`: the bootstrap widened by the design
+    effect below `SMALL_GROUP` videos, the cluster bootstrap from there on), and `interval`
+    and `clusters` say so."""
     if not values:
         return {"n": 0, "mean": None, "ci95": [None, None]}
     span = high - low
     scaled = [(value - low) / span for value in values]
-    lower, upper = bootstrap_interval(scaled)
+    keys = clusters if clusters is not None else range(len(scaled))
+    sums, counts = cluster_counts(scaled, keys)
+    kind: dict[str, Any] = {}
+    if counts.max() == 1:
+        lower, upper = bootstrap_interval(scaled)
+    elif sums.size < SMALL_GROUP:
+        lower, upper = effective_bootstrap_interval(scaled, keys)
+        lower, upper = max(0.0, lower), min(1.0, upper)
+        kind = {"interval": CLUSTER_WIDENED, "clusters": int(sums.size)}
+    elif sums.size < CLUSTER_NORMAL_FROM:
+        lower, upper = cluster_bootstrap_interval(sums, counts)
+        kind = {"interval": CLUSTER_BOOTSTRAP, "clusters": int(sums.size)}
+    else:
+        lower, upper = clustered_normal_interval(sums, counts)
+        kind = {"interval": CLUSTER_NORMAL, "clusters": int(sums.size)}
     mean = float(np.mean(scaled))
-    return {"n": len(values), "mean": low + span * mean, "ci95": [low + span * lower, low + span * upper]}
+    return {
+        "n": len(values),
+        "mean": low + span * mean,
+        "ci95": [low + span * lower, low + span * upper],
+        **kind,
+    }

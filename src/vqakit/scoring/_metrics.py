@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from vqakit.schema import NOT_APPLICABLE, OfficialTable, Prediction, Sample
+from vqakit.scoring._clusters import video_clusters
 from vqakit.scoring._errors import errors_summary, judge_error_key, judge_errors
 from vqakit.scoring._headline import headline, overall_summary
 from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
@@ -162,10 +163,19 @@ def _chance(samples: list[Sample]) -> float | None:
     return sum(1 / len(s.choices) for s in samples if s.choices) / len(samples) if samples else None
 
 
-def _ordered(buckets: dict[str, list[float]], order: list[str] | None) -> list[tuple[str, list[float]]]:
+def _ordered(buckets: dict[str, list[dict]], order: list[str] | None) -> list[tuple[str, list[dict]]]:
     """Keys in the given order (e.g. length buckets shortest first), others sorted after them."""
     rank = {key: i for i, key in enumerate(order or [])}
     return sorted(buckets.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
+
+
+def _accuracy(rows: list[dict[str, Any]], clusters: dict[str, str]) -> dict[str, Any]:
+    """`accuracy_summary` of these score rows, clustered by the video each sample is about (a row
+    of a sample not in `clusters` is a cluster of its own)."""
+    return accuracy_summary(
+        [float(row["correct"]) for row in rows],
+        [clusters.get(row["sample_id"], row["sample_id"]) for row in rows],
+    )
 
 
 def _group_buckets(
@@ -174,22 +184,24 @@ def _group_buckets(
     groups: tuple[str, ...],
     extra: dict[str, dict],
     order: dict[str, list[str]],
+    clusters: dict[str, str],
 ) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for group in groups:
-        buckets: dict[str, list[float]] = defaultdict(list)
+        buckets: dict[str, list[dict]] = defaultdict(list)
         for row in scored:
             for key in group_keys(samples[row["sample_id"]], group):
-                buckets[key].append(float(row["correct"]))
+                buckets[key].append(row)
         if buckets:
-            found[group] = {key: accuracy_summary(v) for key, v in sorted(buckets.items())}
+            found[group] = {key: _accuracy(rows, clusters) for key, rows in sorted(buckets.items())}
     for group, keys in extra.items():
-        by_key: dict[str, list[float]] = defaultdict(list)
+        by_key: dict[str, list[dict]] = defaultdict(list)
         for row in scored:
             if row["sample_id"] in keys:
-                by_key[keys[row["sample_id"]]].append(float(row["correct"]))
+                by_key[keys[row["sample_id"]]].append(row)
         if by_key:
-            found[group] = {key: accuracy_summary(v) for key, v in _ordered(by_key, order.get(group))}
+            ordered = _ordered(by_key, order.get(group))
+            found[group] = {key: _accuracy(rows, clusters) for key, rows in ordered}
     return found
 
 
@@ -207,14 +219,15 @@ def summarise(
     video_length this way), `order` the order of a group's keys. Judges and registered metrics
     add their own keys. Rows with fewer than `min_group_size` samples are left out of the
     breakdowns and listed under `hidden_groups`. `official`, the card's table of the benchmark's
-    own evaluation, adds its columns (`official`, see `_official`)."""
+    own evaluation, adds its columns (`official`, see `_official`). Every accuracy's interval is
+    clustered by video (`video_clusters`, `_intervals`)."""
     by_id = {s.id: s for s in samples}
+    clusters = video_clusters(samples)
     scored = [row for row in scores if row["correct"] is not None]
     mcq = [row for row in scored if row["mcq"]]
     open_ended = [row for row in scored if not row["mcq"]]
-    mcq_summary = accuracy_summary([float(row["correct"]) for row in mcq])
-    open_summary = accuracy_summary([float(row["correct"]) for row in open_ended])
-    pooled = accuracy_summary([float(row["correct"]) for row in scored])
+    mcq_summary, open_summary = _accuracy(mcq, clusters), _accuracy(open_ended, clusters)
+    pooled = _accuracy(scored, clusters)
     breakdown = groups or default_groups()
     results: dict[str, Any] = {
         "overall": overall_summary(mcq_summary, open_summary, pooled),
@@ -223,8 +236,10 @@ def summarise(
         "errors": errors_summary(scores),
         "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
         "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
-        "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}),
-        "open_ended_groups": _group_buckets(by_id, open_ended, breakdown, extra_groups or {}, order or {}),
+        "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}, clusters),
+        "open_ended_groups": _group_buckets(
+            by_id, open_ended, breakdown, extra_groups or {}, order or {}, clusters
+        ),
     }
     failed_steps = Counter(step for row in scores for step in row.get("step_failures") or ())
     if failed_steps:  # a method's steps that failed without failing the sample (e.g. rag's rewrite)

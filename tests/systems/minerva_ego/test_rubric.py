@@ -99,7 +99,13 @@ def test_rubric_judged_run(tmp_path, source):
     outcome = run_eval(config, tmp_path / "run")
     rubric = outcome.results["rubric"]
     n = len(traced)
-    assert rubric["temporal_grounding"] == {"n": n, "mean": 1.0, "ci95": [1.0, 1.0]}
+    assert rubric["temporal_grounding"] == {
+        "n": n,
+        "mean": 1.0,
+        "ci95": [1.0, 1.0],
+        "interval": "bootstrap (effective n)",  # the sample's traced questions share 3 videos
+        "clusters": 3,
+    }
     firsts = (n + 1) // 2
     assert rubric["completeness"]["n"] == firsts and rubric["completeness"]["mean"] == 0.0
     assert rubric["perceptual_correctness"]["mean"] == pytest.approx(2 * firsts / n)

@@ -29,6 +29,7 @@ from vqakit.scoring import (
     model_reasoning,
     reasoning_source,
     register_judge,
+    video_clusters,
 )
 
 CRITERIA = {
@@ -131,10 +132,16 @@ class RubricJudge(Judge):
         ]
 
     def summarise(self, samples: list[Sample], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-        graded = [row["rubric"] for row in rows if "rubric" in row]
+        graded = [row for row in rows if "rubric" in row]
         if not graded:
             return None
-        return {
-            criterion: mean_summary([g[criterion] for g in graded if g.get(criterion) is not None], 0, 2)
-            for criterion in graded[0]
-        }
+        clusters = video_clusters(samples)  # a video's questions are not independent
+
+        def criterion_summary(criterion: str) -> dict[str, Any]:
+            scored = [row for row in graded if row["rubric"].get(criterion) is not None]
+            values = [row["rubric"][criterion] for row in scored]
+            return mean_summary(
+                values, 0, 2, [clusters.get(row["sample_id"], row["sample_id"]) for row in scored]
+            )
+
+        return {criterion: criterion_summary(criterion) for criterion in graded[0]["rubric"]}

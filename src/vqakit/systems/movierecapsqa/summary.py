@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from vqakit.schema import Sample
-from vqakit.scoring import group_keys, mean_summary, register_metric
+from vqakit.scoring import group_keys, mean_summary, register_metric, video_clusters
 
 MEASURES = ("factuality", "relevance", "coherence")
 AGGREGATE = "claim_aggregate"
@@ -46,21 +46,27 @@ def _rank(key: str, known: tuple[str, ...]) -> tuple[int, str]:
 def breakdown(
     samples: list[Sample], rows: list[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]
 ) -> dict[str, Any]:
-    """`{overall, by_category, by_modality}` of `value(row)` over the rows where it is not None."""
+    """`{overall, by_category, by_modality}` of `value(row)` over the rows where it is not None
+    (intervals clustered by video: a movie's questions share its recap)."""
     by_id = {sample.id: sample for sample in samples}
+    clusters = video_clusters(samples)
     scored = [
         (by_id[row["sample_id"]], v)
         for row in rows
         if row["sample_id"] in by_id and (v := value(row)) is not None
     ]
-    found: dict[str, Any] = {"overall": mean_summary([v for _, v in scored], *SCALE)}
+
+    def summary(part: list[tuple[Sample, float]]) -> dict[str, Any]:
+        return mean_summary([v for _, v in part], *SCALE, clusters=[clusters[s.id] for s, _ in part])
+
+    found: dict[str, Any] = {"overall": summary(scored)}
     for group, known in (("category", CATEGORIES), ("modality", MODALITIES)):
-        buckets: dict[str, list[float]] = defaultdict(list)
+        buckets: dict[str, list[tuple[Sample, float]]] = defaultdict(list)
         for sample, v in scored:
             for key in group_keys(sample, group):
-                buckets[key].append(v)
+                buckets[key].append((sample, v))
         found[f"by_{group}"] = {
-            key: mean_summary(buckets[key], *SCALE) for key in sorted(buckets, key=lambda k: _rank(k, known))
+            key: summary(buckets[key]) for key in sorted(buckets, key=lambda k: _rank(k, known))
         }
     return found
 
