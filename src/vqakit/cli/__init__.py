@@ -41,6 +41,7 @@ VERBS = (
     ("steps", "steps:steps"),
     ("eval", "evaluate:evaluate"),
     ("compare", "compare:compare"),
+    ("diff", "diff:diff"),
     ("runs", "runs:runs"),
     ("export", "runs:export"),
     ("export-bench", "export_bench:export_bench"),

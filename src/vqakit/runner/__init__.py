@@ -5,6 +5,7 @@ from vqakit.runner._audit import run_audit
 from vqakit.runner._checks import CheckedRun, check_run, run_protocol
 from vqakit.runner._compare import compare_run_folders
 from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
+from vqakit.runner._diff import diff_lines, diff_runs
 from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
@@ -41,6 +42,8 @@ __all__ = [
     "check_run",
     "compare_run_folders",
     "default_run_folder",
+    "diff_lines",
+    "diff_runs",
     "evaluate",
     "expand_values",
     "identity",

@@ -224,6 +224,8 @@ def _write_run_files(
     manifest = {
         "versions": _versions(),
         "benchmark": str(benchmark.root),
+        "benchmark_name": benchmark.card.name,
+        "benchmark_version": benchmark.card.version,
         "benchmark_hash": saved["benchmark_hash"],
         "shown": checked.method.shown(checked.options, checked.protocol),
         "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
