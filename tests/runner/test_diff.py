@@ -290,3 +290,11 @@ def test_diff_as_json_and_bad_folders(served, framed, tmp_path):
     (tmp_path / "empty").mkdir()
     refused = CliRunner().invoke(main, ["diff", str(served), str(tmp_path / "empty")])
     assert refused.exit_code == 1 and "not a run folder (no config.yaml)" in refused.output
+    damaged = tmp_path / "damaged"
+    shutil.copytree(framed, damaged)
+    lines = (damaged / "predictions.jsonl").read_text().splitlines(keepends=True)
+    (damaged / "predictions.jsonl").write_text("".join([*lines[:4], '{"sample_id": "q0\n', *lines[4:]]))
+    refused = CliRunner().invoke(main, ["diff", str(served), str(damaged)])
+    assert refused.exit_code == 1 and "predictions.jsonl:5: cannot be read (damaged)" in refused.output
+    (damaged / "predictions.jsonl").write_text("".join(lines) + '{"sample_id": "q0')  # a kill mid-line
+    assert diff_runs(served, damaged)["samples"]["shared"] == MCQ + 2

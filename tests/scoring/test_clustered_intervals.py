@@ -23,6 +23,7 @@ from vqakit.scoring import (
     design_effect,
     headline_text,
     mcnemar_exact,
+    mean_summary,
     pair_summary,
     paired_bootstrap,
     score_sample,
@@ -51,8 +52,10 @@ def test_the_clustered_interval_covers_the_true_accuracy_where_the_per_question_
     sizes = np.full(videos, per_video)
     clustered = [cluster_summary(correct[d], sizes) for d in range(DRAWS)]
     assert {s["interval"] for s in clustered} == {"cluster bootstrap"} and clustered[0]["clusters"] == videos
+    # what vqakit reported before, on the first 250 draws (a bootstrap of 240 values each; enough
+    # to tell about 68% from 95%)
     flat = answers.reshape(DRAWS, -1).astype(float)
-    per_question = [accuracy_summary(flat[d].tolist()) for d in range(DRAWS)]  # what vqakit reported before
+    per_question = [accuracy_summary(flat[d].tolist()) for d in range(250)]
     assert {s["interval"] for s in per_question} == {"bootstrap"}
     covered = _coverage([s["ci95"] for s in clustered], TRUE_ACCURACY)
     naive = _coverage([s["ci95"] for s in per_question], TRUE_ACCURACY)
@@ -90,6 +93,7 @@ def test_one_question_per_video_gives_the_per_question_numbers_of_before():
     assert paired["mcnemar_p"] == mcnemar_exact(paired["a_only_correct"], paired["b_only_correct"])
 
 
+@pytest.mark.slow  # importing lmms-eval's metrics takes seconds
 def test_the_clustered_standard_error_is_lmms_evals_to_order_one_over_the_clusters():
     from lmms_eval.api.metrics import clustered_stderr  # the peers extra (installed in CI)
 
@@ -226,3 +230,20 @@ def test_results_and_the_eval_line_say_the_interval_is_clustered():
     assert single["mcq"]["interval"] == "bootstrap" and "clusters" not in single["mcq"]
     assert headline_text(single["headline"][0]).endswith(", per question] on 45 samples")
     assert single["mcq"]["ci95"] == accuracy_summary([float(r["correct"]) for r in rows])["ci95"]
+
+
+def test_judge_score_means_are_clustered_too():
+    rng = np.random.default_rng(23)
+    videos = 40
+    scores = np.repeat(rng.integers(0, 6, videos), 5).astype(float)  # a video's answers score alike
+    clusters = np.repeat(np.arange(videos), 5).tolist()
+    per_answer = mean_summary(scores.tolist(), 0, 5)
+    clustered = mean_summary(scores.tolist(), 0, 5, clusters)
+    assert "interval" not in per_answer and clustered["interval"] == "cluster bootstrap"
+    assert clustered["mean"] == per_answer["mean"] and clustered["clusters"] == videos
+    width = clustered["ci95"][1] - clustered["ci95"][0]
+    assert width > 1.8 * (per_answer["ci95"][1] - per_answer["ci95"][0])  # about sqrt(5) wider
+    few = mean_summary(scores[:50].tolist(), 0, 5, clusters[:50])
+    assert few["interval"] == "bootstrap (effective n)" and 0 <= few["ci95"][0] <= few["ci95"][1] <= 5
+    alone = mean_summary(scores.tolist(), 0, 5, list(range(scores.size)))
+    assert alone == per_answer  # one answer per video: the numbers of before

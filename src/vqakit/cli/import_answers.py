@@ -71,7 +71,7 @@ def movierecapsqa_answers(
     --out, scored by the judges given. Answers that match no question, and questions without an
     answer, are listed (and kept in <out>/import.json). Rerunning the same command resumes."""
     from vqakit.runner import RunConfigError, RunLockedError, RunSetupError
-    from vqakit.scoring import error_kinds, errors_text
+    from vqakit.scoring import error_kinds, errors_text, interval_kind_text
     from vqakit.systems.movierecapsqa.official import import_answers
 
     judges = claim_judges(judge_values)
@@ -106,9 +106,8 @@ def movierecapsqa_answers(
         overall = (outcome.results.get(name) or {}).get("overall") or {}
         if overall.get("mean") is not None:
             low, high = overall["ci95"]
-            click.echo(
-                f"{name}: {overall['mean']:.2f} [95% CI {low:.2f}-{high:.2f}] on {overall['n']} question(s)"
-            )
+            interval = f"95% CI {low:.2f}-{high:.2f}, {interval_kind_text(overall)}"
+            click.echo(f"{name}: {overall['mean']:.2f} [{interval}] on {overall['n']} question(s)")
     judged = error_kinds([outcome.results], judges_only=True)
     answer_errors = {k: n for k, n in error_kinds([outcome.results]).items() if k not in judged}
     if answer_errors:  # the published file holds an error for them: rerunning changes nothing

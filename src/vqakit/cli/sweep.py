@@ -64,6 +64,7 @@ def sweep(
         run_sweep,
         swept_accuracy,
     )
+    from vqakit.scoring import intervals_note
 
     swept = {
         key: value
@@ -122,4 +123,5 @@ def sweep(
             f"{value!s:<20}{summary['n']:>5}{100 * summary['accuracy']:>21.1f}%"
             f"{f'{100 * low:.1f}-{100 * high:.1f}':>16}"
         )
+    click.echo(intervals_note([outcome.results for _, outcome in outcomes]))
     click.echo(f"-> {folder / 'sweep.html'}")

@@ -107,3 +107,20 @@ class RunFolder:
 
     def score_rows(self) -> list[dict[str, Any]]:
         return list(self.scores().values())
+
+    def check_lines(self, name: str) -> None:
+        """Raise RunFolderError when the append-only file `name` has a line that cannot be read
+        before its end: its readers stop there, and every record after it would be missed (a
+        last line cut short by a kill is not damage: it is left out, as it is while a run is
+        written)."""
+        path = self.path / name
+        lines = path.read_bytes().splitlines(keepends=True) if path.is_file() else []
+        for number, line in enumerate(lines, start=1):
+            if number == len(lines) and not line.endswith(b"\n"):
+                return
+            try:
+                json.loads(line)
+            except ValueError:
+                raise RunFolderError(
+                    f"{path}:{number}: cannot be read (damaged); the records after it would be missed"
+                ) from None

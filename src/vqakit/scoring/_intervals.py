@@ -21,7 +21,8 @@ values it has. These are bounded by the number of videos and can be added up as 
   `CLUSTER_NORMAL_FROM` clusters on, where the bootstrap distribution is normal to within its
   own noise and drawing it would take seconds per group.
 
-`accuracy_summary(values, clusters)` and `cluster_summary(sums, counts)` pick the kind: with
+`accuracy_summary(values, clusters)` and `cluster_summary(sums, counts)` pick the kind of an
+accuracy's interval (`mean_interval` that of a mean of scores): with
 every cluster of one question, exactly the per-question intervals of earlier versions (Wilson
 below `SMALL_GROUP` samples, the bootstrap from there on); otherwise Wilson at the effective
 sample size below `SMALL_GROUP` clusters, the cluster bootstrap from there on, and the normal
@@ -239,6 +240,27 @@ def cluster_summary(sums: ArrayLike, counts: ArrayLike) -> dict[str, Any]:
         "interval": method,
         "clusters": int(total.size),
     }
+
+
+def mean_interval(
+    values: Sequence[float], clusters: Sequence[Hashable] | None = None
+) -> tuple[tuple[float, float], dict[str, Any]]:
+    """95% interval of the mean of scores on [0, 1] (not 0/1: judges' scores, scaled), and
+    `{interval, clusters}` where it is clustered: with every cluster of one value the bootstrap
+    of earlier versions; else the bootstrap widened by the design effect below `SMALL_GROUP`
+    clusters, the cluster bootstrap from there on, the clustered normal interval from
+    `CLUSTER_NORMAL_FROM` clusters."""
+    keys = clusters if clusters is not None else range(len(values))
+    sums, counts = cluster_counts(values, keys)
+    if not counts.size or counts.max() == 1:
+        return bootstrap_interval(list(values)), {}
+    kind = {"clusters": int(sums.size)}
+    if sums.size < SMALL_GROUP:
+        low, high = effective_bootstrap_interval(values, keys)
+        return (max(0.0, low), min(1.0, high)), {"interval": CLUSTER_WIDENED, **kind}
+    if sums.size < CLUSTER_NORMAL_FROM:
+        return cluster_bootstrap_interval(sums, counts), {"interval": CLUSTER_BOOTSTRAP, **kind}
+    return clustered_normal_interval(sums, counts), {"interval": CLUSTER_NORMAL, **kind}
 
 
 def accuracy_summary(values: list[float], clusters: Sequence[Hashable] | None = None) -> dict[str, Any]:

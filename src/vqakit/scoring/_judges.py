@@ -24,18 +24,7 @@ import numpy as np
 
 from vqakit.plugins import load_plugins
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring._intervals import (
-    CLUSTER_BOOTSTRAP,
-    CLUSTER_NORMAL,
-    CLUSTER_NORMAL_FROM,
-    CLUSTER_WIDENED,
-    SMALL_GROUP,
-    bootstrap_interval,
-    cluster_bootstrap_interval,
-    cluster_counts,
-    clustered_normal_interval,
-    effective_bootstrap_interval,
-)
+from vqakit.scoring._intervals import mean_interval
 
 
 class Judge:
@@ -140,28 +129,12 @@ def mean_summary(
     """`{n, mean, ci95}` of scores on [low, high], with a 95% bootstrap interval: the shape the
     report shows for any judge that summarises several scores as a table of means. With
     `clusters` (each value's video, e.g. from `video_clusters`), where videos have several
-    questions, the interval is clustered (`_intervals`: the bootstrap widened by the design
-    effect below `SMALL_GROUP` videos, the cluster bootstrap from there on), and `interval`
-    and `clusters` say so."""
+    questions, the interval is clustered (`mean_interval`), and `interval` and `clusters` say so."""
     if not values:
         return {"n": 0, "mean": None, "ci95": [None, None]}
     span = high - low
     scaled = [(value - low) / span for value in values]
-    keys = clusters if clusters is not None else range(len(scaled))
-    sums, counts = cluster_counts(scaled, keys)
-    kind: dict[str, Any] = {}
-    if counts.max() == 1:
-        lower, upper = bootstrap_interval(scaled)
-    elif sums.size < SMALL_GROUP:
-        lower, upper = effective_bootstrap_interval(scaled, keys)
-        lower, upper = max(0.0, lower), min(1.0, upper)
-        kind = {"interval": CLUSTER_WIDENED, "clusters": int(sums.size)}
-    elif sums.size < CLUSTER_NORMAL_FROM:
-        lower, upper = cluster_bootstrap_interval(sums, counts)
-        kind = {"interval": CLUSTER_BOOTSTRAP, "clusters": int(sums.size)}
-    else:
-        lower, upper = clustered_normal_interval(sums, counts)
-        kind = {"interval": CLUSTER_NORMAL, "clusters": int(sums.size)}
+    (lower, upper), kind = mean_interval(scaled, clusters)
     mean = float(np.mean(scaled))
     return {
         "n": len(values),

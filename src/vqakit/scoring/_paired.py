@@ -30,8 +30,8 @@ from numpy.typing import ArrayLike
 
 from vqakit.scoring._intervals import (
     CLUSTER_NORMAL_FROM,
-    DRAWS_AT_ONCE,
     Z95,
+    cluster_bootstrap_interval,
     cluster_positions,
     clustered_standard_error,
 )
@@ -64,9 +64,9 @@ def paired_cluster_bootstrap(
     a_sums: ArrayLike, b_sums: ArrayLike, counts: ArrayLike, *, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float]:
     """95% interval of the difference B - A of two accuracies over the same clusters, from
-    per-cluster counts (A's and B's correct answers, questions): the percentile bootstrap of
-    whole clusters, or from `CLUSTER_NORMAL_FROM` clusters on, the normal interval of the
-    clustered standard error of the per-cluster differences."""
+    per-cluster counts (A's and B's correct answers, questions): the cluster bootstrap of the
+    per-cluster differences (`cluster_bootstrap_interval`), or from `CLUSTER_NORMAL_FROM`
+    clusters on, the normal interval of their clustered standard error."""
     a, b, size = (np.asarray(x, dtype=np.float64) for x in (a_sums, b_sums, counts))
     if not size.size:
         return (float("nan"), float("nan"))
@@ -75,14 +75,7 @@ def paired_cluster_bootstrap(
         mean = float(difference.sum() / size.sum())
         half = Z95 * clustered_standard_error(difference, size)
         return mean - half, mean + half
-    rng = np.random.default_rng(seed)
-    step = max(1, DRAWS_AT_ONCE // size.size)
-    drawn = []
-    for start in range(0, resamples, step):
-        picks = rng.integers(0, size.size, size=(min(step, resamples - start), size.size))
-        drawn.append(difference[picks].sum(axis=1) / size[picks].sum(axis=1))
-    low, high = np.percentile(np.concatenate(drawn), [2.5, 97.5])
-    return float(low), float(high)
+    return cluster_bootstrap_interval(difference, size, resamples=resamples, seed=seed)
 
 
 def clustered_mcnemar(a_only: ArrayLike, b_only: ArrayLike) -> float:
