@@ -15,6 +15,7 @@ import pytest
 from vqakit.schema import Prediction, Sample
 from vqakit.scoring import (
     accuracy_summary,
+    binomial_bootstrap_interval,
     cluster_bootstrap_interval,
     cluster_counts,
     cluster_summary,
@@ -247,3 +248,18 @@ def test_judge_score_means_are_clustered_too():
     assert few["interval"] == "bootstrap (effective n)" and 0 <= few["ci95"][0] <= few["ci95"][1] <= 5
     alone = mean_summary(scores.tolist(), 0, 5, list(range(scores.size)))
     assert alone == per_answer  # one answer per video: the numbers of before
+
+
+def test_a_clustered_interval_is_never_narrower_than_the_per_question_one():
+    """Every video with exactly half its answers right: the clustered variance is zero (a cluster
+    bootstrap gives [0.5, 0.5]), but 400 questions still only tell the accuracy to a few points."""
+    sizes = np.full(40, 10)
+    summary = cluster_summary(sizes // 2, sizes)
+    assert summary["interval"] == "cluster bootstrap"
+    assert cluster_bootstrap_interval(sizes // 2, sizes) == (0.5, 0.5)
+    assert summary["ci95"] == list(binomial_bootstrap_interval(200, 400)) and summary["ci95"][0] < 0.46
+    a = np.tile([1.0, 0.0], 100)  # on each video, A right once where B is wrong, and the other way
+    b = np.tile([0.0, 1.0], 100)
+    paired = pair_summary(a, b, np.repeat(np.arange(100), 2).tolist())
+    assert paired["mcnemar_p"] == paired["mcnemar_per_question_p"] == 1.0
+    assert paired["ci95"] == list(paired_bootstrap(a, b))

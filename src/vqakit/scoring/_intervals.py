@@ -21,12 +21,17 @@ values it has. These are bounded by the number of videos and can be added up as 
   `CLUSTER_NORMAL_FROM` clusters on, where the bootstrap distribution is normal to within its
   own noise and drawing it would take seconds per group.
 
+- `binomial_bootstrap_interval(successes, n)`: the bootstrap of independent 0/1 values from
+  their two counts.
+
 `accuracy_summary(values, clusters)` and `cluster_summary(sums, counts)` pick the kind of an
 accuracy's interval (`mean_interval` that of a mean of scores): with
 every cluster of one question, exactly the per-question intervals of earlier versions (Wilson
 below `SMALL_GROUP` samples, the bootstrap from there on); otherwise Wilson at the effective
 sample size below `SMALL_GROUP` clusters, the cluster bootstrap from there on, and the normal
-interval from `CLUSTER_NORMAL_FROM` clusters.
+interval from `CLUSTER_NORMAL_FROM` clusters. A clustered interval is never narrower than the
+per-question one (where a video's answers differ more than answers across videos, the clustered
+variance is the smaller: the per-question interval stands, as the design effect is kept >= 1).
 """
 
 from __future__ import annotations
@@ -67,20 +72,36 @@ def bootstrap_interval(values: list[float], *, resamples: int = 2000, seed: int 
     if not values:
         return (float("nan"), float("nan"))
     data = np.asarray(values, dtype=np.float64)
-    rng = np.random.default_rng(seed)
     ones = int(np.count_nonzero(data == 1.0))
     if data.size >= BINOMIAL_FROM and ones + np.count_nonzero(data == 0.0) == data.size:
-        means = rng.binomial(data.size, ones / data.size, size=resamples) / data.size
-    else:
-        step = max(1, DRAWS_AT_ONCE // data.size)
-        means = np.concatenate(
-            [
-                data[rng.integers(0, data.size, size=(min(step, resamples - start), data.size))].mean(axis=1)
-                for start in range(0, resamples, step)
-            ]
-        )
+        return binomial_bootstrap_interval(ones, data.size, resamples=resamples, seed=seed)
+    rng = np.random.default_rng(seed)
+    step = max(1, DRAWS_AT_ONCE // data.size)
+    means = np.concatenate(
+        [
+            data[rng.integers(0, data.size, size=(min(step, resamples - start), data.size))].mean(axis=1)
+            for start in range(0, resamples, step)
+        ]
+    )
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
+
+
+def binomial_bootstrap_interval(
+    successes: int, n: int, *, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float]:
+    """The percentile bootstrap of n independent 0/1 values of which `successes` are 1, from the
+    two counts alone: each resample's number of ones is drawn from its binomial distribution
+    (the same bootstrap distribution as drawing every value)."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    means = np.random.default_rng(seed).binomial(n, successes / n, size=resamples) / n
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _widest(first: tuple[float, float], second: tuple[float, float]) -> tuple[float, float]:
+    return min(first[0], second[0]), max(first[1], second[1])
 
 
 def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -227,12 +248,14 @@ def cluster_summary(sums: ArrayLike, counts: ArrayLike) -> dict[str, Any]:
     if total.size < SMALL_GROUP:
         low, high = effective_wilson_interval(total, size)
         method = CLUSTER_WILSON
-    elif total.size < CLUSTER_NORMAL_FROM:
-        low, high = cluster_bootstrap_interval(total, size)
-        method = CLUSTER_BOOTSTRAP
-    else:
-        low, high = clustered_normal_interval(total, size)
-        method = CLUSTER_NORMAL
+    else:  # never narrower than the per-question bootstrap (videos whose answers balance out)
+        independent = binomial_bootstrap_interval(round(float(total.sum())), n)
+        if total.size < CLUSTER_NORMAL_FROM:
+            low, high = _widest(cluster_bootstrap_interval(total, size), independent)
+            method = CLUSTER_BOOTSTRAP
+        else:
+            low, high = _widest(clustered_normal_interval(total, size), independent)
+            method = CLUSTER_NORMAL
     return {
         "n": n,
         "accuracy": float(total.sum() / n),
@@ -258,9 +281,11 @@ def mean_interval(
     if sums.size < SMALL_GROUP:
         low, high = effective_bootstrap_interval(values, keys)
         return (max(0.0, low), min(1.0, high)), {"interval": CLUSTER_WIDENED, **kind}
+    independent = bootstrap_interval(list(values))  # never narrower than it
     if sums.size < CLUSTER_NORMAL_FROM:
-        return cluster_bootstrap_interval(sums, counts), {"interval": CLUSTER_BOOTSTRAP, **kind}
-    return clustered_normal_interval(sums, counts), {"interval": CLUSTER_NORMAL, **kind}
+        interval = _widest(cluster_bootstrap_interval(sums, counts), independent)
+        return interval, {"interval": CLUSTER_BOOTSTRAP, **kind}
+    return _widest(clustered_normal_interval(sums, counts), independent), {"interval": CLUSTER_NORMAL, **kind}
 
 
 def accuracy_summary(values: list[float], clusters: Sequence[Hashable] | None = None) -> dict[str, Any]:

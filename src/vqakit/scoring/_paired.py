@@ -14,7 +14,9 @@ distribution over all 2^C swaps. That distribution is computed exactly while it 
 `EXACT_SIGN_FLIP_WORK` the normal approximation is Durkalski et al.'s clustered McNemar test
 (Statistics in Medicine 22, 2003): (sum d_c)^2 / sum d_c^2 against chi-square with 1 degree of
 freedom. With one question per video the sign-flip test is the exact McNemar test, and both
-functions return exactly the per-question numbers.
+functions return exactly the per-question numbers. `pair_summary` reports an interval never
+narrower, and a p-value never smaller, than the per-question ones (videos whose discordant
+answers cancel out would otherwise make a difference look surer than the questions show).
 
 Each function takes per-cluster counts (bounded by the number of videos).
 """
@@ -143,10 +145,15 @@ def pair_summary(a: np.ndarray, b: np.ndarray, clusters: Sequence[Hashable] | No
     counts = pair_counts(a, b, clusters if clusters is not None else range(a.size))
     if counts["counts"].max() == 1:
         return {**found, "ci95": list(paired_bootstrap(a, b)), "mcnemar_p": mcnemar_exact(a_only, b_only)}
+    # never narrower, nor more significant, than the per-question tests
+    low, high = paired_cluster_bootstrap(counts["a"], counts["b"], counts["counts"])
+    per_question_low, per_question_high = paired_bootstrap(a, b)
+    per_question_p = mcnemar_exact(a_only, b_only)
+    clustered_p = clustered_mcnemar(counts["a_only"].astype(int), counts["b_only"].astype(int))
     return {
         **found,
-        "ci95": list(paired_cluster_bootstrap(counts["a"], counts["b"], counts["counts"])),
-        "mcnemar_p": clustered_mcnemar(counts["a_only"].astype(int), counts["b_only"].astype(int)),
-        "mcnemar_per_question_p": mcnemar_exact(a_only, b_only),
+        "ci95": [min(low, per_question_low), max(high, per_question_high)],
+        "mcnemar_p": max(clustered_p, per_question_p),
+        "mcnemar_per_question_p": per_question_p,
         "clusters": int(counts["counts"].size),
     }
