@@ -91,7 +91,7 @@ def _strip_digest(run: RunFolder, images: list[str]) -> list[str]:
 def _frames_text(prediction: Prediction) -> str:
     times = prediction.frames_s
     if prediction.video:
-        return f"video {prediction.video}"
+        return "video sent (" + ", ".join(f"{key} {value}" for key, value in prediction.video.items()) + ")"
     if not times:
         return "no frames"
     return f"{len(times)} frames at {times[0]:g}-{times[-1]:g} s"
@@ -140,10 +140,10 @@ def flip_cause(
         return CAUSES[7], f"{_reading(a, row_a)} in A, {_reading(b, row_b)} in B"
     judged = [outcome(row) for row in rows]
     raw = [(row or {}).get("judge_raw") for row in rows]
-    if raw[0] != raw[1] or judged[0]["graded"] != judged[1]["graded"]:
-        return CAUSES[8], f"judge said {_short(raw[0], 40)} in A, {_short(raw[1], 40)} in B" if any(
-            raw
-        ) else "the grading judges scored it differently"
+    if raw[0] != raw[1]:
+        return CAUSES[8], f"the judge said {_short(raw[0], 40)} in A, {_short(raw[1], 40)} in B"
+    if judged[0]["graded"] != judged[1]["graded"]:
+        return CAUSES[8], "the grading judges scored it differently"
     return CAUSES[9], f"{judged[0]['status']} in A, {judged[1]['status']} in B"
 
 
