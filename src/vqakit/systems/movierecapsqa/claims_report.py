@@ -50,7 +50,8 @@ def _means_section(results: dict[str, Any]) -> Section:
         rows.append([label, str(n), *(_cell(summary, n) for summary in found)])
     claims = results.get(CLAIMS) or {}
     notes = [
-        "means with 95% bootstrap intervals; aggregate: the mean of the three, questions all three"
+        "means with 95% bootstrap intervals (clustered by video where questions share one); aggregate:"
+        " the mean of the three, questions all three"
         " scored; official aggregate: the mean of the scores each question has (the official"
         " evaluation's rule)"
     ]
