@@ -53,12 +53,13 @@ def test_table_with_intervals(runs):
     plain = CliRunner().invoke(main, ["table", *folders, "--by", "category"]).output
     assert " [" not in plain and "clustered" not in plain
     table = CliRunner().invoke(main, ["table", *folders, "--by", "category", "--ci", "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(table.output)))
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))  # the note goes to stderr
     assert (
         float(rows[0]["overall ci95_low"]) <= float(rows[0]["overall"]) <= float(rows[0]["overall ci95_high"])
     )
     latex = CliRunner().invoke(main, ["table", *folders, "--by", "category", "--ci", "--format", "latex"])
-    assert latex.output.rstrip().splitlines()[-1].startswith("% 95% intervals are clustered")
+    assert latex.stdout.rstrip().endswith("\\end{tabular}")
+    assert latex.stderr.startswith("95% intervals are clustered by video")
 
 
 def test_compare_marks_clustered_rows(runs):
@@ -68,3 +69,25 @@ def test_compare_marks_clustered_rows(runs):
     assert overall.endswith(" *") and "* clustered by video" in result.output
     as_json = json.loads(CliRunner().invoke(main, ["compare", *map(str, runs), "--json"]).output)
     assert as_json["mcq"]["clusters"] == 8 and 0 <= as_json["mcq"]["mcnemar_per_question_p"] <= 1
+
+
+def test_the_benchmarks_own_table_with_intervals(tmp_path):
+    examples = Path(__file__).resolve().parents[2] / "docs/examples/datasets"
+    bench = tmp_path / "nextqa"
+    imported = CliRunner().invoke(
+        main,
+        ["import", "nextqa", str(examples / "nextqa/dataset/nextqa"), "--videos",
+         str(examples / "nextqa/NExTVideo"), "--out", str(bench)],
+    )  # fmt: skip
+    assert imported.exit_code == 0, imported.output
+    run = run_eval(EvalConfig(bench=str(bench), method="random"), tmp_path / "run").folder
+    official = json.loads((run / "results.json").read_text())["official"]
+    pooled = next(column for column in official["columns"] if column["name"] == "All")
+    text = CliRunner().invoke(main, ["table", str(run), "--ci"]).output
+    lines = text.splitlines()
+    assert lines[0].startswith("| run | Why | How | Bef&Aft |")
+    assert (
+        f"{100 * pooled['accuracy']:.1f} [{100 * pooled['ci95'][0]:.1f}, {100 * pooled['ci95'][1]:.1f}]"
+        in lines[2]
+    )
+    assert lines[-1].startswith("95% intervals")

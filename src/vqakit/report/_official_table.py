@@ -55,8 +55,9 @@ def official_rows(
     headline, setting, notes). A row is the run's label (method, and model where the runs' models
     differ) and one accuracy per column (None where the run has no question there). People's
     runs (`vqakit studio`) make the Human rows, as in `comparison_rows`. With `intervals`, a
-    model's cell is (accuracy, ci95 low, ci95 high) (people's rows keep plain accuracies). NoOfficialTable when a
-    run's results hold no table; ValueError when the runs' benchmarks declare different tables."""
+    model's cell is (accuracy, ci95 low, ci95 high) (people's rows keep plain accuracies).
+    NoOfficialTable when a run's results hold no table; ValueError when the runs' benchmarks
+    declare different tables."""
     runs = [RunFolder(folder) for folder in folders]
     for run in runs:
         if not run.results.get("official"):

@@ -2,7 +2,8 @@
 computed from a run's scored samples: results.json's `official`.
 
 Each column is over the MCQ samples scored (an abstention is wrong, a failed sample left out,
-as everywhere in vqakit): pooled over questions (`accuracy_summary`, its interval included), or
+as everywhere in vqakit): pooled over questions (`accuracy_summary`, its interval clustered by
+video like every accuracy's), or
 the mean of each key's accuracy (`mean: keys`, MLVU's M-Avg), whose 95% interval is a bootstrap
 that resamples the questions within each key, or, where a key has fewer than `SMALL_GROUP`
 questions (a bootstrap of a handful of 0/1 values degenerates), Wilson's interval at the mean's
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from vqakit.schema import OfficialColumn, OfficialTable, Sample
+from vqakit.scoring._clusters import video_clusters
 from vqakit.scoring._hooks import group_keys
 from vqakit.scoring._intervals import SMALL_GROUP, accuracy_summary, wilson_interval
 
@@ -28,20 +30,27 @@ def _keys_of(sample: Sample, column: OfficialColumn) -> set[str]:
     return found & set(column.keys) if column.keys else found
 
 
-def _column(name: str, column: OfficialColumn, rows: list[tuple[Sample, float]]) -> dict[str, Any]:
+def _pooled(rows: list[tuple[Sample, float]], clusters: dict[str, str]) -> dict[str, Any]:
+    """`accuracy_summary` of these questions, its interval clustered by video."""
+    return accuracy_summary([value for _, value in rows], [clusters[sample.id] for sample, _ in rows])
+
+
+def _column(
+    name: str, column: OfficialColumn, rows: list[tuple[Sample, float]], clusters: dict[str, str]
+) -> dict[str, Any]:
     """One column's numbers: `{name, n, accuracy, ci95, interval, mean}` (and `keys` averaged)."""
     if column.group is None:
-        return {"name": name, "mean": "questions", **accuracy_summary([value for _, value in rows])}
+        return {"name": name, "mean": "questions", **_pooled(rows, clusters)}
     by_key: dict[str, list[float]] = defaultdict(list)
-    pooled: list[float] = []
+    pooled: list[tuple[Sample, float]] = []
     for sample, value in rows:
         found = _keys_of(sample, column)
         if found:
-            pooled.append(value)
+            pooled.append((sample, value))
             for key in found:
                 by_key[key].append(value)
     if column.mean == "questions":
-        return {"name": name, "mean": "questions", **accuracy_summary(pooled)}
+        return {"name": name, "mean": "questions", **_pooled(pooled, clusters)}
     order = column.keys or sorted(by_key)
     present = [key for key in order if by_key.get(key)]
     means = [float(np.mean(by_key[key])) for key in present]
@@ -102,14 +111,15 @@ def official_results(
         for row in scores
         if row.get("mcq") and row.get("correct") is not None and row["sample_id"] in samples
     ]
+    clusters = video_clusters(samples.values())
     columns = []
     for column in table.columns:
         if column.each:
             for key in _each_keys(column, rows):
                 single = column.model_copy(update={"keys": [key], "each": False})
-                columns.append({**_column(key, single, rows), "block": column.name})
+                columns.append({**_column(key, single, rows, clusters), "block": column.name})
         else:
-            columns.append(_column(column.name, column, rows))
+            columns.append(_column(column.name, column, rows, clusters))
     return {
         "source": table.source,
         "headline": table.headline,
