@@ -182,7 +182,8 @@ def diff_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
     settings = differing_settings(a, b)
     predictions_a, predictions_b = a.predictions(), b.predictions()
     scores_a, scores_b = a.scores(), b.scores()
-    shared = [sample_id for sample_id in predictions_a if sample_id in predictions_b]
+    # in sample id order: a run's predictions.jsonl is in the order its samples finished
+    shared = sorted(sample_id for sample_id in predictions_a if sample_id in predictions_b)
     sent = dict.fromkeys(("retrieval", "frames", "pixels", "prompt", "reply", "failed"), 0)
     by_cause: dict[str, list[dict[str, Any]]] = {}
     right_a = right_b = other = 0
@@ -216,8 +217,8 @@ def diff_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
             "a": len(predictions_a),
             "b": len(predictions_b),
             "shared": len(shared),
-            "only_a": [sample_id for sample_id in predictions_a if sample_id not in predictions_b],
-            "only_b": [sample_id for sample_id in predictions_b if sample_id not in predictions_a],
+            "only_a": sorted(sample_id for sample_id in predictions_a if sample_id not in predictions_b),
+            "only_b": sorted(sample_id for sample_id in predictions_b if sample_id not in predictions_a),
         },
         "sent": sent,
         "flipped": {
