@@ -1,7 +1,7 @@
 """Video probing, exact frame sampling, subtitles and segmentation (PyAV)."""
 
 from vqakit.schema import Fps, SamplingSpec, Timestamps, Uniform, parse_sampling, sample_times
-from vqakit.video._clip import Clip, clip_rate, cut_clip, encode_images
+from vqakit.video._clip import Clip, clip_rate, cut_clip, cut_window, encode_images
 from vqakit.video._decode import Frame, decode_frames
 from vqakit.video._errors import VideoError
 from vqakit.video._export import write_frames
@@ -51,6 +51,7 @@ __all__ = [
     "cues_between",
     "cut_clip",
     "cut_cues",
+    "cut_window",
     "decode_frames",
     "decode_subtitles",
     "default_store_path",

@@ -6,6 +6,8 @@ A clip holds exactly the frames the frame route would send: the protocol's spec 
 the window (`sample_frames`), and the frames are encoded at the spec's spacing, so frame k of
 the clip sits at `k / fps` and the clip lasts the window. H.264 in MP4 (libx264, or MPEG-4 Part 2
 where PyAV has no H.264 encoder); sides are cut to even numbers, as 4:2:0 video needs.
+`cut_window` cuts a window of a video as it plays (every frame, up to a rate), for people to
+watch that window and nothing else of the file (vqakit studio's participants).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from vqakit.schema import Fps, SamplingSpec, Timestamps, sample_times
+from vqakit.video._decode import decode_frames
 from vqakit.video._errors import VideoError
 from vqakit.video._index import frame_index
 from vqakit.video._resize import Resize
@@ -123,3 +126,42 @@ def cut_clip(path: str | Path, spec: SamplingSpec, resize: Resize | None = None)
     except (av.FFmpegError, ValueError) as error:
         raise VideoError(path, f"cannot encode the clip: {error}") from None
     return Clip(buffer.getvalue(), start, end, fps, count, width, height)
+
+
+def cut_window(
+    path: str | Path,
+    start_s: float | None,
+    end_s: float | None,
+    target: str | Path,
+    *,
+    max_fps: float = 30.0,
+    resize: Resize | None = None,
+    chunk: int = 48,
+) -> Clip:
+    """The window [start_s, end_s) of the video at `path`, on its own, encoded as an MP4 file at
+    `target` (its data not held): every frame shown in the window (at most `max_fps` a second,
+    evenly kept), none before its start or from its end on, decoded `chunk` frames at a time so
+    that memory does not grow with the window. Frame k of the file shows the window at k / fps.
+    VideoError when the video cannot be read or the window holds no frame."""
+    index = frame_index(path)
+    start = max(0.0, float(start_s or 0.0))
+    end = index.duration_s if end_s is None else min(float(end_s), index.duration_s)
+    numbers = np.flatnonzero((index.times_s >= start - 1e-6) & (index.times_s < end))
+    if numbers.size == 0 or end <= start:
+        raise VideoError(path, f"no frame in the window {start:g}-{end:g} s")
+    rate = numbers.size / (end - start)
+    if rate > max_fps:
+        kept = np.unique(np.floor(np.arange(0, numbers.size, rate / max_fps)).astype(np.int64))
+        numbers = numbers[kept]
+    fps = numbers.size / (end - start)
+
+    def images() -> Iterable[np.ndarray]:
+        for first in range(0, numbers.size, chunk):
+            for frame in decode_frames(index, numbers[first : first + chunk], resize=resize):
+                yield frame.image
+
+    try:
+        count, width, height = encode_images(images(), fps, target)
+    except (av.FFmpegError, ValueError) as error:
+        raise VideoError(path, f"cannot encode the window: {error}") from None
+    return Clip(b"", start, end, fps, count, width, height)
