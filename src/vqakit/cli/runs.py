@@ -175,9 +175,17 @@ def table(
     MLVU's tasks and M-Avg; ...), with its column names, merges and headline, its source and
     notes under it. With --by GROUP, a column per key of that breakdown, overall (MCQ accuracy)
     last. Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and
-    "Human (best)" rows for several participants. With --ci, each accuracy with its 95%
-    interval, and a note saying which interval it is."""
-    from vqakit.report import NoOfficialTable, comparison_rows, format_table, interval_note, official_rows
+    "Human (best)" rows for several participants (the best is one participant's whole row,
+    ranked by the headline: a note says where it falls below the mean in a column). With --ci,
+    each accuracy with its 95% interval, and a note saying which interval it is."""
+    from vqakit.report import (
+        NoOfficialTable,
+        comparison_note,
+        comparison_rows,
+        format_table,
+        interval_note,
+        official_rows,
+    )
     from vqakit.runs import RunFolderError
 
     notes: list[str] = []
@@ -193,15 +201,18 @@ def table(
                 raise click.UsageError(f"{error}; or give --by GROUP") from None
             notes = [f"Columns as in {definition['source']}; headline: {definition['headline']}."]
             notes += list(definition.get("notes") or [])
+            human = comparison_note(names, rows, ranked_by=definition["headline"])
         else:
             first = [key.strip() for key in columns.split(",") if key.strip()] if columns else []
             names, rows = comparison_rows(
                 list(folders), group, first=first, each_person=each_person, intervals=intervals
             )
+            human = comparison_note(names, rows)
         if intervals:
             notes.append(interval_note(list(folders)))
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
+    notes += [f"note: {human}"] if human else []
     text = format_table(names, rows, fmt)
     if notes and fmt == "markdown":
         text += "\n" + "".join(f"{note}\n" for note in notes)

@@ -31,6 +31,7 @@ from vqakit.report._submissions import (
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
 from vqakit.report._tables import (
     FORMATS,
+    comparison_note,
     comparison_rows,
     format_rows,
     format_table,
@@ -48,6 +49,7 @@ __all__ = [
     "Submission",
     "SubmissionFormat",
     "Table",
+    "comparison_note",
     "comparison_rows",
     "format_rows",
     "format_table",

@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from vqakit.report._human_rows import human_rows
+from vqakit.report._human_rows import human_note, human_rows
 from vqakit.runs import RunFolder
 from vqakit.scoring import headline_of, intervals_note
 
@@ -182,6 +182,16 @@ def comparison_rows(
     rank_by = len(columns[0][2])  # the first block's accuracy column
     rows += human_rows(people, cells, each=each_person, rank_by=rank_by)
     return names, rows
+
+
+def comparison_note(names: list[str], rows: list[list[Any]], ranked_by: str | None = None) -> str | None:
+    """What a reader of a table of runs must be told, or None: where Human (best) sits below
+    Human (mean) in a column, and why (it is ranked by `ranked_by`, the headline; default: the
+    first block's accuracy, as `comparison_rows` ranks it)."""
+    if ranked_by is None:
+        labels = {"overall", *(label for _, label in KINDS)}
+        ranked_by = next((name for name in names if name in labels), "overall")
+    return human_note(names, rows, ranked_by)
 
 
 def _run_labels(runs: list[RunFolder]) -> list[str]:
