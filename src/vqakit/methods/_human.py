@@ -39,6 +39,8 @@ class HumanOptions(BaseModel):
     view: Literal["frames", "video"] = "frames"  # the protocol's frames, or the video window
     order: Literal["shuffled", "benchmark"] = "shuffled"  # shuffled: seeded by the participant's name
     answers: str = HUMAN_ANSWERS  # relative paths: in the run folder
+    subset: list[str] | None = None  # the questions drawn for participants (vqakit studio --subset)
+    draw: str | None = None  # how they were drawn (seed, count, or the list file and its digest)
 
 
 class HumanAnswer(BaseModel):
