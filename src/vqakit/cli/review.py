@@ -35,12 +35,32 @@ def review() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="The review logs (default: <benchmark>/review; ./review/<name> for a shipped benchmark).",
 )
-def progress(bench: str, review_dir: Path | None) -> None:
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the whole summary as JSON: each person, the kappas, and each sample two or more "
+    "people reviewed (their votes, the share of pairs agreeing, any adjudication).",
+)
+def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     """Each person's progress on BENCH, and agreement on the samples two or more people
-    reviewed: Cohen's kappa for each pair, Fleiss' kappa for three or more people."""
+    reviewed: Cohen's kappa for each pair, Fleiss' kappa for three or more people, and how many
+    samples they disagree on (settled by an adjudicator or not). A line of a review log that
+    cannot be read stops it (exit 1, naming the file and line: nothing is counted until it is
+    fixed; nothing is deleted)."""
+    import dataclasses
+    import json
+
+    from vqakit.files import InputError
     from vqakit.studio import review_progress
 
-    summary, folder = review_progress(bench, review_dir)
+    try:
+        summary, folder = review_progress(bench, review_dir)
+    except InputError as error:
+        raise click.ClickException(str(error)) from None
+    if as_json:
+        click.echo(json.dumps({"folder": str(folder), **dataclasses.asdict(summary)}, indent=1))
+        return
     click.echo(
         f"{summary.samples} samples; reviewed by someone: {summary.reviewed}; "
         f"by two or more people: {summary.doubly} (decisions in {folder})"
@@ -58,6 +78,12 @@ def progress(bench: str, review_dir: Path | None) -> None:
         click.echo(
             f"{agreement.method}'s kappa ({', '.join(agreement.people)}): {_number(agreement.kappa)} "
             f"on {agreement.n} samples (all agree on {_number(agreement.observed)})"
+        )
+    if summary.per_sample:
+        click.echo(
+            f"{summary.disagreements} of the {len(summary.per_sample)} samples reviewed by two or more "
+            f"people are decided differently; an adjudicator settled {summary.adjudicated} "
+            "(each sample: --json)"
         )
 
 
@@ -98,7 +124,7 @@ def apply(
             version=version,
             include_stale=include_stale,
         )
-    except ValueError as error:
+    except ValueError as error:  # InputError too: a review log line that cannot be read, named
         raise click.ClickException(str(error)) from None
     except BenchmarkError as error:
         why = f"nothing written to {out}: the reviewed version does not validate"
@@ -108,6 +134,8 @@ def apply(
         f"{outcome.unapplied} with decisions not applied under --policy {policy}; "
         f"reviewers: {', '.join(outcome.reviewers) or 'none'}"
     )
+    if outcome.adjudicated:
+        click.echo(f"{len(outcome.adjudicated)} sample(s) settled by an adjudicator: their decision is final")
     if outcome.stale:
         done = "applied (--include-stale)" if include_stale else "not applied (--include-stale applies them)"
         click.echo(f"{len(outcome.stale)} stale decision(s), made before their sample last changed, {done}:")

@@ -31,6 +31,47 @@ from vqakit.cli._options import judge_assignments, model_settings
     help="A participant of a human baseline: answer mode only, never a gold answer (repeatable).",
 )
 @click.option(
+    "--adjudicator",
+    "adjudicators",
+    multiple=True,
+    metavar="NAME",
+    help="Settles the samples reviewers disagree on (adjudicate mode); their decision is final for "
+    "`vqakit review apply` (repeatable).",
+)
+@click.option(
+    "--assign",
+    type=click.IntRange(1),
+    metavar="K",
+    help="Give each sample to K of the --person reviewers, balanced, each in an order of their own "
+    "(seeded by --seed; recorded in the review folder's assignments.json).",
+)
+@click.option(
+    "--subset",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Participants answer N questions drawn at random (seeded by --seed; recorded in each run).",
+)
+@click.option(
+    "--subset-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Participants answer the questions this file lists (one sample id a line).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --assign and --subset.")
+@click.option(
+    "--link-days",
+    type=click.FloatRange(min=0, min_open=True),
+    default=14.0,
+    show_default=True,
+    help="Links and sessions given now end after this many days.",
+)
+@click.option(
+    "--revoke",
+    multiple=True,
+    metavar="NAME",
+    help="End every link and session NAME was given before (in every studio on this key), then "
+    "serve; a NAME also given with --person gets a new link (repeatable).",
+)
+@click.option(
     "--audit",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="audit.json of `vqakit audit` for the review flags (default: runs/<name>-audit/audit.json).",
@@ -83,6 +124,13 @@ def studio(
     port: int,
     reviewers: tuple[str, ...],
     participants: tuple[str, ...],
+    adjudicators: tuple[str, ...],
+    assign: int | None,
+    subset: int | None,
+    subset_file: Path | None,
+    seed: int,
+    link_days: float,
+    revoke: tuple[str, ...],
     audit: Path | None,
     answer_view: str,
     order: str,
@@ -94,13 +142,14 @@ def studio(
 ) -> None:
     """Serve FOLDERS (benchmarks, runs, or folders of videos to annotate) to people in the
     browser: review (keep / drop / edit, to review/<person>.jsonl), annotate (questions,
-    traces and object tracks over a folder of videos) and answer (blind, timed human baselines,
-    a run folder per participant). Every action is also a JSON endpoint (docs/studio.md).
-    Stops with Ctrl+C."""
+    traces and object tracks over a folder of videos), answer (blind, timed human baselines,
+    a run folder per participant) and adjudicate (the samples reviewers disagree on). Every
+    action is also a JSON endpoint (docs/studio.md). Stops with Ctrl+C."""
     from vqakit.studio import Person, StudioError, StudioSettings, serve
 
     try:
         people = [Person(name) for name in reviewers] + [Person(name, "participant") for name in participants]
+        people += [Person(name, "adjudicator") for name in adjudicators]
     except ValueError as error:
         raise click.UsageError(str(error)) from None
     judges = judge_assignments(judge_values)
@@ -123,9 +172,17 @@ def studio(
         judge_args=judge_args,
         runs=runs,
         review_dir=review_dir,
+        link_days=link_days,
+        revoke=list(revoke),
+        assign=assign,
+        seed=seed,
+        subset=subset,
+        subset_file=subset_file,
     )
 
     def ready(address: str, links: list) -> None:
+        for name in revoke:
+            click.echo(f"revoked every earlier link and session of {name}")
         click.echo(f"vqakit studio at {address} (Ctrl+C stops it)")
         for person, link in links:
             click.echo(f"  {person.name} ({', '.join(person.modes)}): {link}")

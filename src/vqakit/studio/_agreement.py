@@ -1,15 +1,20 @@
 """Review progress per person, and how far people agree on the samples several of them reviewed:
 Cohen's kappa for two people, Fleiss' kappa for more (statsmodels), over the decision kinds
-keep / drop / edit (an edit counts as one kind whatever it changed)."""
+keep / drop / edit (an edit counts as one kind whatever it changed); and for each sample two or
+more people reviewed, the share of pairs of them who cast the same vote (two edits are the same
+vote when they set the same values, as `review apply` counts them), and whether they disagree
+by decision (keep, drop, edit) or only by edit (different new values): the samples an
+adjudicator settles."""
 
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from vqakit.studio._review import Decision
+from vqakit.studio._review import Decision, ReviewStore
 
 KINDS = ("keep", "drop", "edit")
 
@@ -34,6 +39,19 @@ class Agreement:
     observed: float | None  # share of samples on which they all agree
 
 
+@dataclass(frozen=True)
+class SampleAgreement:
+    """How the reviewers of one sample voted."""
+
+    sample_id: str
+    votes: dict[str, str]  # person -> "keep", "drop: REASON" or "edit"
+    edits: dict[str, dict]  # person -> the new values of their edit
+    notes: dict[str, str]  # person -> why, in their words (where they said)
+    agreement: float  # share of pairs of reviewers who cast the same vote
+    status: str  # "agree", "decision" (they differ in kind) or "edit" (all edit, with other values)
+    adjudication: str | None = None  # the adjudicator's decision, where one was made
+
+
 @dataclass
 class ReviewSummary:
     samples: int
@@ -41,6 +59,10 @@ class ReviewSummary:
     doubly: int  # by at least two people
     people: list[PersonProgress] = field(default_factory=list)
     agreement: list[Agreement] = field(default_factory=list)  # Cohen for each pair; Fleiss for 3+
+    per_sample: list[SampleAgreement] = field(default_factory=list)  # samples two or more reviewed
+    disagreements: int = 0  # of them, those people disagree on
+    adjudicated: int = 0  # of those, the ones an adjudicator decided
+    problems: list[str] = field(default_factory=list)  # log lines left out (file:line: why)
 
 
 def _cohen(a: dict[str, str], b: dict[str, str], shared: list[str]) -> tuple[float | None, float | None]:
@@ -71,19 +93,74 @@ def _fleiss(rows: list[list[str]]) -> tuple[float | None, float | None]:
     return (None if kappa != kappa else kappa), observed
 
 
-def review_summary(sample_ids: list[str], latest: dict[str, dict[str, Decision]]) -> ReviewSummary:
-    """Progress of each person over `sample_ids` (the benchmark's), and agreement on the samples
-    reviewed by several people."""
+def vote(decision: Decision) -> str:
+    """A decision as a vote: its kind, an edit with its values (as `review apply` counts)."""
+    if decision.decision == "edit":
+        return "edit:" + json.dumps(decision.edit, sort_keys=True)
+    return decision.decision
+
+
+def _shown_vote(decision: Decision) -> str:
+    return f"drop: {decision.reason}" if decision.decision == "drop" else decision.decision
+
+
+def sample_agreement(sample_id: str, decisions: dict[str, Decision]) -> SampleAgreement:
+    """The votes on one sample (two or more people's latest decisions)."""
+    cast = {person: vote(d) for person, d in decisions.items()}
+    pairs = list(itertools.combinations(cast.values(), 2))
+    share = sum(1 for a, b in pairs if a == b) / len(pairs) if pairs else 1.0
+    kinds = {d.decision for d in decisions.values()}
+    status = "agree" if len(set(cast.values())) == 1 else "decision" if len(kinds) > 1 else "edit"
+    return SampleAgreement(
+        sample_id,
+        {person: _shown_vote(d) for person, d in decisions.items()},
+        {person: dict(d.edit or {}) for person, d in decisions.items() if d.decision == "edit"},
+        {person: d.note for person, d in decisions.items() if d.note},
+        share,
+        status,
+    )
+
+
+def per_sample(
+    sample_ids: list[str], latest: dict[str, dict[str, Decision]], adjudications: dict[str, Decision]
+) -> list[SampleAgreement]:
+    """The votes on each sample two or more people reviewed, in benchmark order."""
+    found = []
+    for sample_id in sample_ids:
+        decisions = {person: mine[sample_id] for person, mine in latest.items() if sample_id in mine}
+        if len(decisions) < 2:
+            continue
+        agreement = sample_agreement(sample_id, decisions)
+        settled = adjudications.get(sample_id)
+        if settled is not None:
+            agreement = replace(agreement, adjudication=f"{_shown_vote(settled)} by {settled.person}")
+        found.append(agreement)
+    return found
+
+
+def review_summary(
+    sample_ids: list[str],
+    latest: dict[str, dict[str, Decision]],
+    adjudications: dict[str, Decision] | None = None,
+    problems: list[str] | None = None,
+) -> ReviewSummary:
+    """Progress of each person over `sample_ids` (the benchmark's), agreement on the samples
+    reviewed by several people (kappas, and each sample's), and what adjudicators settled."""
     present = set(sample_ids)
     kinds = {
         person: {sid: d.decision for sid, d in decisions.items() if sid in present}
         for person, decisions in latest.items()
     }
     counts = {sid: sum(1 for mine in kinds.values() if sid in mine) for sid in sample_ids}
+    samples = per_sample(sample_ids, latest, adjudications or {})
     summary = ReviewSummary(
         samples=len(sample_ids),
         reviewed=sum(1 for n in counts.values() if n),
         doubly=sum(1 for n in counts.values() if n >= 2),
+        per_sample=samples,
+        disagreements=sum(1 for s in samples if s.status != "agree"),
+        adjudicated=sum(1 for s in samples if s.status != "agree" and s.adjudication),
+        problems=list(problems or []),
     )
     for person, decisions in latest.items():
         mine = kinds[person]
@@ -108,13 +185,23 @@ def review_summary(sample_ids: list[str], latest: dict[str, dict[str, Decision]]
     return summary
 
 
+def store_summary(sample_ids: list[str], store: ReviewStore) -> ReviewSummary:
+    """The summary of what a store's logs say, with the lines it could not read named (the
+    studio's pages and `/api/progress`: shown, never a failure for everyone)."""
+    problems = [str(p) for p in store.problems()]
+    return review_summary(sample_ids, store.latest(), store.adjudications(), problems)
+
+
 def review_progress(bench: str | Path, review_dir: Path | None = None) -> tuple[ReviewSummary, Path]:
-    """(the review summary of a benchmark, the folder of its review logs): `vqakit review`."""
+    """(the review summary of a benchmark, the folder of its review logs): `vqakit review`.
+    LogError (an InputError) naming each line of a log that cannot be read: nothing is counted
+    until it is fixed."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.runner import benchmark_hash
-    from vqakit.studio._review import ReviewStore, review_folder
+    from vqakit.studio._review import review_folder
 
     benchmark = load_benchmark(bench)
     folder = review_folder(bench, benchmark.root, review_dir)
-    latest = ReviewStore(folder, benchmark_hash(benchmark)).latest()
-    return review_summary([s.id for s in benchmark.samples], latest), folder
+    store = ReviewStore(folder, benchmark_hash(benchmark))
+    latest = store.latest(strict=True)
+    return review_summary([s.id for s in benchmark.samples], latest, store.adjudications()), folder

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from vqakit.builders import VIDEO_SUFFIXES
-from vqakit.files import slug, write_text_atomic
+from vqakit.files import InputProblem, slug, write_text_atomic
 from vqakit.schema import CARD, SAMPLES, Sample, find_objects, parse_trace
 from vqakit.studio._jsonlog import RequestLog
-from vqakit.studio._review import REQUEST_ID, validation_problems
+from vqakit.studio._review import REQUEST_ID
 
 LOG = Path("annotate") / "changes.jsonl"
 _NOT_MEDIA = {"annotate", "review", "build", "runs", "corpus"}
@@ -46,11 +46,76 @@ class AnnotateError(ValueError):
 class ChangeBody(BaseModel):
     """What a client sends to `POST /api/annotate/{sample_id}`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     action: Literal["save", "delete"] = "save"
     sample: dict[str, Any] | None = None
     request_id: str = Field(pattern=REQUEST_ID)
+
+
+class Change(BaseModel):
+    """One line of annotate/changes.jsonl: a save (the whole sample) or a delete."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str
+    person: str
+    time: str
+    action: Literal["save", "delete"]
+    sample_id: str
+    sample: dict[str, Any] | None
+
+    @model_validator(mode="after")
+    def _saved(self) -> Change:
+        if (self.action == "save") != isinstance(self.sample, dict):
+            raise ValueError("sample: a save holds the sample, a delete none")
+        return self
+
+
+_LABELS = {
+    "id": "id",
+    "question": "question",
+    "choices": "options",
+    "reasoning": "reasoning trace",
+    "videos": "video",
+    "objects": "objects",
+    "metadata": "category and skills",
+}
+
+
+def _union_tag(part: Any) -> bool:
+    """Whether a part of an error's location names a member of a union type, not a field."""
+    return isinstance(part, str) and (part in ("int", "str", "float", "bool") or "-" in part or "[" in part)
+
+
+def draft_problems(error: ValidationError, draft: dict[str, Any]) -> list[str]:
+    """The validation problems of a draft as an author reads them: the form's names for the
+    fields, and what to do ("question: write the question"), one line per field."""
+    found: dict[str, str] = {}
+    mcq = draft.get("choices") is not None
+    for problem in error.errors():
+        loc = [part for part in problem["loc"] if not _union_tag(part)]
+        top = str(loc[0]) if loc else "sample"
+        if top == "answer":
+            found.setdefault(
+                "answer", "gold: choose the gold option" if mcq else "reference answer: write the answer"
+            )
+            continue
+        label = _LABELS.get(top, top)
+        where = label + "".join(f" {part + 1}" if isinstance(part, int) else f" {part}" for part in loc[1:])
+        kind, context = problem["type"], problem.get("ctx") or {}
+        if kind == "string_too_short":
+            text = f"write the {label}" if len(loc) == 1 else "is empty"
+        elif kind == "missing":
+            text = "is missing"
+        elif kind == "too_short":
+            text = f"give at least {context.get('min_length')}"
+        elif kind in ("too_long", "string_too_long"):
+            text = f"too long (at most {context.get('max_length')})"
+        else:
+            text = str(problem["msg"]).removeprefix("Value error, ")
+        found.setdefault(where, f"{where}: {text}")
+    return list(found.values())
 
 
 @dataclass
@@ -82,7 +147,7 @@ class AnnotationFolder:
                 "videos (or a copy of this one without samples.jsonl)"
             )
         self.root = root
-        self.log = RequestLog(root / LOG)
+        self.log = RequestLog(root / LOG, Change)
         self._lock = threading.Lock()
 
     def videos(self) -> list[str]:
@@ -107,11 +172,16 @@ class AnnotationFolder:
     def samples(self) -> list[dict[str, Any]]:
         return _merged(self.log.records())
 
+    def problems(self) -> list[InputProblem]:
+        """Lines of the annotation log that cannot be read: until they are fixed nothing is
+        saved (samples.jsonl is written from every line of the log)."""
+        return self.log.problems()
+
     def check_draft(self, draft: dict[str, Any]) -> Checked:
         try:
             sample = Sample.model_validate(draft)
         except ValidationError as error:
-            return Checked(None, validation_problems(error))
+            return Checked(None, draft_problems(error, draft))
         checked = Checked(sample)
         if len(sample.videos) != 1:
             checked.problems.append("videos: a question here is about exactly one video of the folder")
@@ -156,7 +226,7 @@ class AnnotationFolder:
             "sample": sample,
         }
         with self._lock:
-            return self.log.append(record, then=self._write_folder)
+            return self.log.append(record, then=self._write_folder, refuse_damaged=True)
 
     def _write_folder(self, records: list[dict[str, Any]]) -> None:
         lines = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in _merged(records))

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from vqakit.studio._annotate import AnnotateError, AnnotationFolder, ChangeBody
+from vqakit.studio._body import json_body, json_value
 from vqakit.studio._guard import identity_of, json_error
 from vqakit.studio._render import page
-from vqakit.studio._review import validation_problems
 from vqakit.studio._review_routes import workspace_of
 from vqakit.studio._views import media_url
 from vqakit.studio._workspace import StudioError, Workspace
@@ -40,7 +39,12 @@ def _state(workspace: Workspace) -> dict[str, Any]:
                 "next_id": folder.next_id(relative),
             }
         )
-    return {"bench": workspace.key, "videos": videos, "samples": folder.samples()}
+    return {
+        "bench": workspace.key,
+        "videos": videos,
+        "samples": folder.samples(),
+        "problems": [str(p) for p in folder.problems()],
+    }
 
 
 async def annotate_page(request: Request) -> Response:
@@ -55,18 +59,11 @@ async def api_state(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(_state, workspace_of(request)))
 
 
-async def _json(request: Request) -> Any:
-    try:
-        return await request.json()
-    except ValueError:
-        return None
-
-
 async def api_check(request: Request) -> Response:
     workspace = workspace_of(request)
-    draft = await _json(request)
+    draft = await json_value(request)
     if not isinstance(draft, dict):
-        return json_error("the body is not a JSON object (a draft sample)", 400)
+        return json_error("body: not a JSON object (a draft sample)", 422)
     checked = await run_in_threadpool(_folder(workspace).check_draft, draft)
     return JSONResponse(
         {"ok": not checked.problems, "problems": checked.problems, "warnings": checked.warnings}
@@ -75,10 +72,7 @@ async def api_check(request: Request) -> Response:
 
 async def api_change(request: Request) -> Response:
     workspace = workspace_of(request)
-    try:
-        body = ChangeBody.model_validate(await _json(request))
-    except ValidationError as error:
-        return json_error(validation_problems(error), 422)
+    body = await json_body(request, ChangeBody)
     person = identity_of(request).person or ""
     try:
         record, written = await run_in_threadpool(

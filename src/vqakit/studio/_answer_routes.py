@@ -9,17 +9,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from vqakit.studio._answers import AnswerBody, AnswerError, ParticipantRun, shown_text
+from vqakit.studio._body import json_body
 from vqakit.studio._guard import identity_of, json_error
 from vqakit.studio._media import subtitle_lines
 from vqakit.studio._render import is_fragment, page
-from vqakit.studio._review import validation_problems
 from vqakit.studio._review_routes import workspace_of
 from vqakit.studio._studio import Studio
 from vqakit.studio._views import blind_view
@@ -40,11 +39,18 @@ def _next_context(request: Request) -> dict[str, Any]:
         run.scoring = "running"
         threading.Thread(target=run.score, name=f"score-{run.participant}", daemon=True).start()
     view = studio.settings.answer_view
+    problems = [str(p) for p in run.problems()]
+    if problems:  # which questions the unreadable lines answer is unknown: ask nothing more
+        sample = None
     shown = blind_view(workspace, sample, view, run.protocol.subtitles) if sample else None
     frames = []
     if sample is not None and view == "frames" and sample.videos:
         frames = studio.frames.get(workspace, sample, run.protocol).times_s
+    if shown is not None and shown["video"] is not None:
+        _, length = studio.clips.get(workspace, sample)
+        shown["video"]["end_s"] = length
     return {
+        "problems": problems,
         "workspace": workspace,
         "shown": shown,
         "frames": frames,
@@ -72,6 +78,7 @@ async def api_next(request: Request) -> Response:
             "sample": context["shown"],
             "frames_s": context["frames"],
             "scoring": context["scoring"],
+            "problems": context["problems"],
         }
     )
 
@@ -104,12 +111,7 @@ def _record(request: Request, sample_id: str, body: AnswerBody) -> tuple[dict[st
 
 
 async def api_answer(request: Request) -> Response:
-    try:
-        body = AnswerBody.model_validate(await request.json())
-    except ValidationError as error:
-        return json_error(validation_problems(error), 422)
-    except ValueError:
-        return json_error("the body is not JSON", 400)
+    body = await json_body(request, AnswerBody)
     try:
         stored, written, finished = await run_in_threadpool(
             _record, request, request.path_params["sample_id"], body

@@ -21,20 +21,21 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vqakit.files import InputProblem
 from vqakit.methods import (
     HUMAN,
     HUMAN_ANSWERS,
     HumanAnswer,
     HumanOptions,
     prediction_from_answer,
-    read_answers,
 )
 from vqakit.runner import default_run_folder, make_config, open_run, score_run
 from vqakit.runs import PREDICTIONS, PredictionLog, strip_path
 from vqakit.schema import Benchmark, Protocol, Sample
 from vqakit.studio._jsonlog import RequestLog
 from vqakit.studio._media import ShownFrames
-from vqakit.studio._review import REQUEST_ID
+from vqakit.studio._review import REQUEST_ID, TEXT_LENGTH
+from vqakit.studio._study import Draw
 
 
 class AnswerError(ValueError):
@@ -46,13 +47,13 @@ class AnswerError(ValueError):
 
 
 class AnswerBody(BaseModel):
-    """What a client sends to `POST /api/answer/{sample_id}`."""
+    """What a client sends to `POST /api/answer/{sample_id}` (types exact: `true` is no choice)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
-    choice: int | None = None
-    text: str | None = Field(None, max_length=20000)
-    reasoning: str | None = Field(None, max_length=20000)
+    choice: int | None = Field(None, ge=0, le=25)
+    text: str | None = Field(None, max_length=TEXT_LENGTH)
+    reasoning: str | None = Field(None, max_length=TEXT_LENGTH)
     elapsed_s: float = Field(ge=0, le=86400)
     request_id: str = Field(pattern=REQUEST_ID)
 
@@ -64,6 +65,7 @@ class AnswerSettings:
     view: str = "frames"  # "frames" or "video" (only where the card allows it)
     order: str = "shuffled"
     limit: int | None = None  # the first N samples of the benchmark (as `vqakit eval --limit`)
+    subset: Draw | None = None  # the questions drawn for participants (`--subset`)
     judges: dict[str, str] = field(default_factory=dict)  # judge name -> model spec
     judge_args: dict[str, dict[str, Any]] = field(default_factory=dict)
     runs: Path = Path("runs")
@@ -87,13 +89,19 @@ class ParticipantRun:
     def __init__(self, bench: str, benchmark: Benchmark, participant: str, settings: AnswerSettings) -> None:
         self.benchmark = benchmark
         self.participant = participant
-        self.options = HumanOptions(participant=participant, view=settings.view, order=settings.order)
+        self.options = HumanOptions(
+            participant=participant,
+            view=settings.view,
+            order=settings.order,
+            subset=settings.subset.ids if settings.subset else None,
+            draw=settings.subset.how if settings.subset else None,
+        )
         self.folder = default_run_folder(benchmark.card.name, HUMAN, root=settings.runs, suffix=participant)
         self.config = make_config(
             {
                 "bench": bench,
                 "method": HUMAN,
-                "method_args": self.options.model_dump(),
+                "method_args": self.options.model_dump(exclude_none=True),
                 "limit": settings.limit,
                 "judges": settings.judges,
                 "judge_args": settings.judge_args,
@@ -103,10 +111,13 @@ class ParticipantRun:
             }
         )
         self.protocol: Protocol = open_run(self.config, self.folder).protocol
-        self.answers = RequestLog(self.folder / HUMAN_ANSWERS)
+        self.answers = RequestLog(self.folder / HUMAN_ANSWERS, HumanAnswer)
         self._lock = threading.Lock()
         self.scoring: str = ""  # "", "running", "done" or "failed: ..."
         pool = benchmark.samples[: settings.limit] if settings.limit else list(benchmark.samples)
+        if settings.subset is not None:
+            drawn = set(settings.subset.ids)
+            pool = [s for s in benchmark.samples if s.id in drawn]
         self.samples = {s.id: s for s in pool}
         self.order = [s.id for s in pool]
         if self.options.order == "shuffled":
@@ -127,7 +138,19 @@ class ParticipantRun:
             log.close()
 
     def answered(self) -> dict[str, HumanAnswer]:
-        return {sid: a for sid, a in read_answers(self.answers.path).items() if sid in self.samples}
+        """Each question's answer (the first: an answer is final), from the readable lines;
+        `problems()` names the others."""
+        found: dict[str, HumanAnswer] = {}
+        for record in self.answers.records():
+            answer = HumanAnswer.model_validate(record)
+            if answer.sample_id in self.samples:
+                found.setdefault(answer.sample_id, answer)
+        return found
+
+    def problems(self) -> list[InputProblem]:
+        """Lines of the answers log that cannot be read (the run takes no answer until they are
+        fixed: which questions they answer is unknown)."""
+        return self.answers.problems()
 
     def next_sample(self) -> Sample | None:
         done = self.answered()
@@ -172,7 +195,7 @@ class ParticipantRun:
 
         with self._lock:
             stored, written = self.answers.append(
-                answer.model_dump(mode="json"), check=not_answered, then=self._reconcile
+                answer.model_dump(mode="json"), check=not_answered, then=self._reconcile, refuse_damaged=True
             )
         if written and images:
             self._write_strip(images[0], shown)

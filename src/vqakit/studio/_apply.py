@@ -8,6 +8,11 @@ the same new values are the same vote). The policy turns a sample's votes into w
   made (where two edits set one field, the later one wins; the change list says so);
 - `majority`: the vote of more than half of the sample's reviewers (no majority: unchanged).
 
+Where an adjudicator decided a sample (adjudicate mode of the studio), that decision is final
+whatever the policy: the reviewers' votes are listed beside it in changes.md. A review log with a
+line that cannot be read stops the command (LogError naming each file and line): a lost vote
+could change what the policy decides.
+
 Unreviewed samples stay as they are. A decision is stale when the sample changed after it was
 made (the sample digest recorded with it differs from the sample's now; a decision recorded
 without a digest is stale when it was made on another version of the benchmark): a stale
@@ -41,6 +46,7 @@ from vqakit.benchmarks import load_benchmark
 from vqakit.files import link_or_copy, place_media, slug, staged_folder, write_text_atomic
 from vqakit.runner import benchmark_hash
 from vqakit.schema import CARD, SAMPLES, BenchmarkError, Problem, ReviewRecord, Sample, load_folder
+from vqakit.studio._agreement import vote
 from vqakit.studio._annotate import LOG as ANNOTATION_LOG
 from vqakit.studio._review import (
     DROP_REASONS,
@@ -80,19 +86,14 @@ class ApplyOutcome:
     stale: list[Decision] = field(default_factory=list)  # made on an earlier version of their sample
     include_stale: bool = False  # whether the stale decisions were applied
     gone: int = 0  # decisions on samples no longer in the benchmark
+    adjudicated: list[Change] = field(default_factory=list)  # samples an adjudicator decided
     history: str = ""  # where the applied review logs are kept in the new folder
     changes: list[Change] = field(default_factory=list)
 
 
-def _vote(decision: Decision) -> str:
-    if decision.decision == "edit":
-        return "edit:" + json.dumps(decision.edit, sort_keys=True)
-    return decision.decision
-
-
 def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]]:
     """("keep" | "drop" | "edit" | "unapplied", the decisions it follows)."""
-    counted = Counter(_vote(d) for d in votes)
+    counted = Counter(vote(d) for d in votes)
     if policy == "any":
         drops = [d for d in votes if d.decision == "drop"]
         edits = [d for d in votes if d.decision == "edit"]
@@ -101,7 +102,7 @@ def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]
     needed = len(votes) if policy == "all" else len(votes) // 2 + 1
     if count < needed:
         return "unapplied", votes
-    chosen = [d for d in votes if _vote(d) == top]
+    chosen = [d for d in votes if vote(d) == top]
     return top.split(":", 1)[0], chosen
 
 
@@ -173,13 +174,18 @@ def apply_review(
         raise ValueError(f"{out} exists and is not empty; choose a new folder for the reviewed version")
     source_hash = benchmark_hash(benchmark)
     folder = review_folder(bench, benchmark.root, review_dir)
-    latest = ReviewStore(folder, source_hash).latest()
+    store = ReviewStore(folder, source_hash)
+    latest = store.latest(strict=True)
     outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), include_stale=include_stale)
     votes = _votes(benchmark.samples, latest, source_hash, outcome)
+    final = _final(benchmark.samples, store.adjudications(strict=True), source_hash, outcome)
     written = (benchmark.root / SAMPLES).read_text(encoding="utf-8").splitlines()
     samples: list[dict[str, Any]] = []
     for sample in benchmark.samples:
-        kept = _decide(sample, votes.get(sample.id, []), policy, outcome)
+        if sample.id in final:
+            kept = _adjudicated(sample, final[sample.id], votes.get(sample.id, []), outcome)
+        else:
+            kept = _decide(sample, votes.get(sample.id, []), policy, outcome)
         if kept is sample:  # unchanged: the line as it was written
             samples.append(json.loads(written[benchmark.sample_lines[sample.id] - 1]))
         elif kept is not None:
@@ -191,7 +197,7 @@ def apply_review(
         source_hash=source_hash,
         policy=policy,
         reviewers=outcome.reviewers,
-        reviewed=len(votes),
+        reviewed=len(set(votes) | set(final)),
         kept=outcome.kept,
         edited=outcome.edited,
         dropped=outcome.dropped,
@@ -250,6 +256,65 @@ def _votes(
             votes.setdefault(sample_id, []).append(decision)
     outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
     return votes
+
+
+def _final(
+    samples: list[Sample], adjudications: dict[str, Decision], source_hash: str, outcome: ApplyOutcome
+) -> dict[str, Decision]:
+    """{sample id: its adjudication}, of the samples still here; a stale one only with
+    `outcome.include_stale` (listed with the stale decisions either way)."""
+    by_id = {s.id: s for s in samples}
+    found = {}
+    for sample_id, decision in adjudications.items():
+        sample = by_id.get(sample_id)
+        if sample is None:
+            outcome.gone += 1
+            continue
+        if is_stale(decision, sample, source_hash):
+            outcome.stale.append(decision)
+            outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
+            if not outcome.include_stale:
+                continue
+        found[sample_id] = decision
+    return found
+
+
+def _adjudicated(
+    sample: Sample, final: Decision, votes: list[Decision], outcome: ApplyOutcome
+) -> Sample | None:
+    """The sample as its adjudicator decided, whatever the reviewers' votes (listed beside it)."""
+    change = Change(sample.id, final.decision, [final], note="adjudicated: final")
+    outcome.adjudicated.append(Change(sample.id, final.decision, [final, *votes]))
+    if final.decision == "drop":
+        outcome.dropped += 1
+        outcome.changes.append(change)
+        return None
+    outcome.kept += 1
+    if final.decision == "keep":
+        return sample
+    try:
+        edited = edited_sample(sample, final.edit or {})
+    except EditError as error:
+        outcome.unapplied += 1
+        outcome.changes.append(
+            Change(
+                sample.id,
+                "unapplied",
+                [final],
+                note=f"the adjudicator's edit makes an invalid sample: {error}",
+            )
+        )
+        return sample
+    before, after = sample.model_dump(mode="json"), edited.model_dump(mode="json")
+    change.fields = {
+        key: (_field(before, key), _field(after, key))
+        for key in (final.edit or {})
+        if _field(before, key) != _field(after, key)
+    }
+    if change.fields:
+        outcome.edited += 1
+        outcome.changes.append(change)
+    return edited
 
 
 def _decide(sample: Sample, votes: list[Decision], policy: Policy, outcome: ApplyOutcome) -> Sample | None:
@@ -343,6 +408,12 @@ def changes_text(card: Any, version: str, policy: Policy, outcome: ApplyOutcome)
                 lines.append(f"  - {key}: {_shown(old)} -> {_shown(new)}")
             if change.note:
                 lines.append(f"  - note: {change.note}")
+    lines += ["", f"## Settled by an adjudicator ({len(outcome.adjudicated)})", ""]
+    lines += [
+        f"- `{c.sample_id}`: {c.votes[0].decision} by {_who(c.votes[0])} (final); the reviewers: "
+        + ("; ".join(f"{d.decision} by {_who(d)}" for d in c.votes[1:]) or "none")
+        for c in outcome.adjudicated
+    ] or ["none"]
     title = (
         "Applied although the sample changed after the decision (--include-stale)"
         if outcome.include_stale

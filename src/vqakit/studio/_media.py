@@ -67,6 +67,12 @@ def media_file(workspace: Workspace, relative: str) -> Path | None:
     return resolved
 
 
+def _version(path: Path) -> tuple[int, int]:
+    """(size, modification time): a file replaced since is decoded again."""
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
 def media_type(path: Path) -> str:
     return MEDIA_TYPES.get(path.suffix.lower(), "application/octet-stream")
 
@@ -87,9 +93,17 @@ class FrameCache:
         self.size = size
 
     def get(self, workspace: Workspace, sample: Sample, protocol: Protocol) -> ShownFrames:
+        """The frames of the sample, from its video as it is now: LookupError when the video is
+        no longer a file inside the folder (replaced by a link leading out, say)."""
         # samples over the same window of the same video are sent the same frames
         ref = sample.videos[0] if sample.videos else None
-        window = (ref.path, ref.start_s, ref.end_s) if ref else ("", sample.id, None)
+        path = None
+        if ref is not None:
+            path = media_file(workspace, ref.path)
+            if path is None:
+                raise LookupError(f"{ref.path} is not a media file inside {workspace.name}")
+        version = _version(path) if path is not None else None
+        window = (ref.path, ref.start_s, ref.end_s, version) if ref else ("", sample.id, None)
         resize = protocol_resize(protocol)
         size = resize.key() if resize is not None else None
         key = (str(workspace.root), f"{window}\x00{protocol.frames}\x00{size}")
@@ -102,7 +116,7 @@ class FrameCache:
             with self._lock:
                 if key in self._items:
                     return self._items[key]
-            frames = protocol_frames(workspace.root, sample, protocol)
+            frames = protocol_frames(path, sample, protocol)
             with self._lock:
                 self._items[key] = frames
                 self._busy.pop(key, None)
@@ -120,16 +134,17 @@ def protocol_resize(protocol: Protocol) -> Resize | None:
     return Resize(short_side=protocol.short_side, upscale=protocol.upscale)
 
 
-def protocol_frames(root: Path, sample: Sample, protocol: Protocol) -> ShownFrames:
-    """The frames a model is sent for the sample (protocol frames in its window, resized)."""
+def protocol_frames(path: Path | None, sample: Sample, protocol: Protocol) -> ShownFrames:
+    """The frames a model is sent for the sample (protocol frames in its window, resized), from
+    its video at `path` (checked by `media_file`; None: the sample has no video)."""
     from PIL import Image
 
     from vqakit.video import sample_frames
 
-    if not sample.videos:
+    if path is None or not sample.videos:
         return ShownFrames([], [])
     spec = window_spec(sample, protocol.frames)
-    frames = sample_frames(root / sample.videos[0].path, spec, resize=protocol_resize(protocol))
+    frames = sample_frames(path, spec, resize=protocol_resize(protocol))
     jpegs = []
     for frame in frames:
         buffer = io.BytesIO()

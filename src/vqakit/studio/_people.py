@@ -1,5 +1,6 @@
-"""Who uses the studio: reviewers (review, annotate and answer) and participants (answer only,
-so that a participant of a human baseline never sees a gold answer)."""
+"""Who uses the studio: reviewers (review, annotate and answer), participants (answer only, so
+that a participant of a human baseline never sees a gold answer) and adjudicators (who settle
+the samples reviewers disagree on; their decision is final for `vqakit review apply`)."""
 
 from __future__ import annotations
 
@@ -7,16 +8,21 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Role = Literal["reviewer", "participant"]
-ROLES: tuple[Role, ...] = ("reviewer", "participant")
+Role = Literal["reviewer", "participant", "adjudicator"]
+ROLES: tuple[Role, ...] = ("reviewer", "participant", "adjudicator")
+MODES: dict[str, tuple[str, ...]] = {
+    "reviewer": ("review", "annotate", "answer"),
+    "participant": ("answer",),
+    "adjudicator": ("adjudicate",),
+}
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 def check_person(name: str) -> str:
     """A person's name as given, or ValueError: it names their review log and run folder, so it
     is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):  # no trailing newline either
         raise ValueError(
             f"person name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
@@ -32,8 +38,8 @@ class Person:
     def __post_init__(self) -> None:
         check_person(self.name)
         if self.role not in ROLES:
-            raise ValueError(f"role {self.role!r}: use {' or '.join(ROLES)}")
+            raise ValueError(f"role {self.role!r}: use {', '.join(ROLES)}")
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return ("answer",) if self.role == "participant" else ("review", "annotate", "answer")
+        return MODES[self.role]

@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 
 from vqakit.files import template_cache
 from vqakit.studio._guard import identity_of
+from vqakit.studio._people import MODES
 from vqakit.studio._studio import Studio
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -47,6 +48,7 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
             studio=studio,
             person=identity.person,
             role=identity.role,
+            modes=MODES[identity.role] if identity.person else (),
             csrf=studio.signer.csrf(identity),
             **context,
         )

@@ -15,15 +15,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from vqakit.benchmarks import BUILT_IN_NAMES
+from vqakit.files import InputProblem
 from vqakit.schema import Sample
-from vqakit.studio._jsonlog import RequestLog
+from vqakit.studio._jsonlog import LogError, RequestLog
 from vqakit.studio._people import check_person
 
 DROP_REASONS = {
@@ -48,25 +58,55 @@ class EditError(ValueError):
         super().__init__("; ".join(problems))
 
 
-class DecisionBody(BaseModel):
-    """What a client sends to `POST /api/review/{sample_id}`."""
+NOTE_LENGTH = 4000
+TEXT_LENGTH = 20000  # a question, an option, a reasoning trace
+NAME_LENGTH = 200  # a category, a skill
 
-    model_config = ConfigDict(extra="forbid")
 
-    decision: Literal["keep", "drop", "edit"]
-    reason: str | None = None
-    note: str | None = Field(None, max_length=4000)
-    edit: dict[str, Any] | None = None
-    request_id: str = Field(pattern=REQUEST_ID)
+class EditBody(BaseModel):
+    """The new values of an edit: each field a reviewer may change, with its type and length."""
 
-    @field_validator("edit")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: str | None = Field(None, min_length=1, max_length=TEXT_LENGTH)
+    choices: list[Annotated[str, StringConstraints(min_length=1, max_length=TEXT_LENGTH)]] | None = Field(
+        None, min_length=2, max_length=26
+    )
+    answer: (
+        Annotated[int, Field(ge=0, le=25)]
+        | Annotated[str, Field(min_length=1, max_length=TEXT_LENGTH)]
+        | None
+    ) = None
+    reasoning: str | None = Field(None, max_length=TEXT_LENGTH)
+    category: str | None = Field(None, max_length=NAME_LENGTH)
+    skills: list[Annotated[str, StringConstraints(min_length=1, max_length=NAME_LENGTH)]] | None = Field(
+        None, max_length=100
+    )
+
+    @model_validator(mode="before")
     @classmethod
-    def _editable(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            unknown = sorted(set(value) - set(EDITABLE))
+    def _editable(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            unknown = sorted(str(key) for key in set(value) - set(EDITABLE))
             if unknown:
                 raise ValueError(f"cannot edit {', '.join(unknown)}; editable: {', '.join(EDITABLE)}")
         return value
+
+    def given(self) -> dict[str, Any]:
+        """The fields the reviewer set (None: cleared), as the log keeps them."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class DecisionBody(BaseModel):
+    """What a client sends to `POST /api/review/{sample_id}` (and `/api/adjudicate/...`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    decision: Literal["keep", "drop", "edit"]
+    reason: str | None = Field(None, max_length=40)
+    note: str | None = Field(None, max_length=NOTE_LENGTH)
+    edit: EditBody | None = None
+    request_id: str = Field(pattern=REQUEST_ID)
 
     @model_validator(mode="after")
     def _complete(self) -> DecisionBody:
@@ -75,9 +115,12 @@ class DecisionBody(BaseModel):
                 raise ValueError(f"reason: a drop needs one of {', '.join(DROP_REASONS)}")
             if self.reason == "other" and not (self.note or "").strip():
                 raise ValueError("note: say why, for the reason 'other'")
-        if self.decision == "edit" and not self.edit:
+        elif self.reason is not None:
+            raise ValueError(f"reason: only a drop has a reason, not {self.decision}")
+        edit = self.edit.given() if self.edit is not None else {}
+        if self.decision == "edit" and not edit:
             raise ValueError("edit: an edit needs the new values")
-        if self.decision != "edit" and self.edit:
+        if self.decision != "edit" and edit:
             raise ValueError(f"edit: only an edit decision carries new values, not {self.decision}")
         return self
 
@@ -97,6 +140,19 @@ class Decision(BaseModel):
     benchmark_hash: str
     sample_hash: str | None = None  # `sample_digest` of the sample decided on (None: older logs)
     time: str  # ISO 8601, UTC, the server's clock
+    adjudication: bool = False  # made in adjudicate mode: final for `review apply`
+
+    @field_validator("edit")
+    @classmethod
+    def _typed_edit(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else EditBody.model_validate(value).given()
+
+    def line(self) -> dict[str, Any]:
+        """The record as a log line (`adjudication` only where it is one)."""
+        data = self.model_dump(mode="json")
+        if not self.adjudication:
+            data.pop("adjudication")
+        return data
 
 
 def sample_digest(sample: Sample) -> str:
@@ -121,6 +177,8 @@ def edited_sample(sample: Sample, edit: dict[str, Any]) -> Sample:
         return Sample.model_validate(data)
     except ValidationError as error:
         raise EditError(validation_problems(error)) from None
+    except (TypeError, ValueError) as error:  # a value of the wrong kind in a hand-written line
+        raise EditError([f"edit: {error}"]) from None
 
 
 def validation_problems(error: ValidationError) -> list[str]:
@@ -143,24 +201,32 @@ def review_folder(bench: str | Path, root: Path, given: Path | None = None) -> P
 
 
 class ReviewStore:
-    """The review logs of one benchmark version (a folder of `<person>.jsonl`)."""
+    """The review logs of one benchmark version (a folder of `<person>.jsonl`). Lines that
+    cannot be read are left in their file and listed by `problems()` (file and line each);
+    `latest` and `adjudications` read the others, or with `strict` refuse (LogError)."""
 
     def __init__(self, folder: Path, benchmark_hash: str) -> None:
         self.folder = folder
         self.benchmark_hash = benchmark_hash
         self._logs: dict[str, RequestLog] = {}
+        self._lock = threading.Lock()
 
     def _log(self, person: str) -> RequestLog:
         check_person(person)
-        if person not in self._logs:
-            self._logs[person] = RequestLog(self.folder / f"{person}.jsonl")
-        return self._logs[person]
+        with self._lock:
+            if person not in self._logs:
+                self._logs[person] = RequestLog(self.folder / f"{person}.jsonl", Decision)
+            return self._logs[person]
 
-    def record(self, person: str, sample: Sample, body: DecisionBody) -> tuple[Decision, bool]:
-        """Append a person's decision (EditError when an edit makes an invalid sample); returns
-        it and whether it was written now (False: that request id was written before)."""
-        if body.edit:
-            edited_sample(sample, body.edit)
+    def record(
+        self, person: str, sample: Sample, body: DecisionBody, *, adjudication: bool = False
+    ) -> tuple[Decision, bool]:
+        """Append a person's decision (EditError when an edit makes an invalid sample; LogError
+        when their log cannot be opened); returns it and whether it was written now (False:
+        that request id was written before)."""
+        edit = body.edit.given() if body.edit is not None else None
+        if edit:
+            edited_sample(sample, edit)
         decision = Decision(
             request_id=body.request_id,
             sample_id=sample.id,
@@ -168,15 +234,17 @@ class ReviewStore:
             decision=body.decision,
             reason=body.reason,
             note=(body.note or "").strip() or None,
-            edit=body.edit,
+            edit=edit or None,
             benchmark_hash=self.benchmark_hash,
             sample_hash=sample_digest(sample),
             time=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            adjudication=adjudication,
         )
-        stored, written = self._log(person).append(decision.model_dump(mode="json"))
+        stored, written = self._log(person).append(decision.line())
         return Decision.model_validate(stored), written
 
     def people(self) -> list[str]:
+        """Everyone with a log here (a folder named like a log counts: `problems` names it)."""
         if not self.folder.is_dir():
             return []
         found = []
@@ -187,14 +255,41 @@ class ReviewStore:
                 continue
         return found
 
-    def history(self, person: str) -> list[Decision]:
-        return [Decision.model_validate(r) for r in self._log(person).records()]
+    def history(self, person: str, *, strict: bool = False) -> list[Decision]:
+        """A person's readable decisions, in the order made (LogError with `strict` when a
+        line of their log cannot be read)."""
+        return [Decision.model_validate(r) for r in self._log(person).records(strict=strict)]
 
-    def latest(self) -> dict[str, dict[str, Decision]]:
-        """{person: {sample id: their latest decision}}."""
+    def problems(self, people: list[str] | None = None) -> list[InputProblem]:
+        """Every line of these people's logs (default: all) that cannot be read."""
+        return [
+            p
+            for person in (self.people() if people is None else people)
+            for p in self._log(person).problems()
+        ]
+
+    def _all(self, strict: bool) -> dict[str, list[Decision]]:
+        if strict and (problems := self.problems()):
+            raise LogError(problems)
+        return {person: self.history(person) for person in self.people()}
+
+    def latest(self, *, strict: bool = False) -> dict[str, dict[str, Decision]]:
+        """{person: {sample id: their latest decision}} of the reviewers (adjudications are not
+        votes: `adjudications`)."""
         found: dict[str, dict[str, Decision]] = {}
-        for person in self.people():
-            mine = found.setdefault(person, {})
-            for decision in self.history(person):
-                mine[decision.sample_id] = decision
+        for person, decisions in self._all(strict).items():
+            mine = {d.sample_id: d for d in decisions if not d.adjudication}
+            if mine or not any(d.adjudication for d in decisions):
+                found[person] = mine
+        return found
+
+    def adjudications(self, *, strict: bool = False) -> dict[str, Decision]:
+        """{sample id: the latest adjudication made on it} (whoever made it)."""
+        found: dict[str, Decision] = {}
+        for decisions in self._all(strict).values():
+            for decision in decisions:
+                if decision.adjudication:
+                    earlier = found.get(decision.sample_id)
+                    if earlier is None or decision.time >= earlier.time:
+                        found[decision.sample_id] = decision
         return found

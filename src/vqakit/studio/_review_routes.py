@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from vqakit.runs import RunFolder
-from vqakit.studio._agreement import review_summary
+from vqakit.studio._agreement import store_summary
+from vqakit.studio._body import json_body
 from vqakit.studio._guard import identity_of, json_error
 from vqakit.studio._queue import (
     Drop,
@@ -25,7 +25,7 @@ from vqakit.studio._queue import (
     read_audit,
 )
 from vqakit.studio._render import is_fragment, page
-from vqakit.studio._review import DROP_REASONS, DecisionBody, EditError, validation_problems
+from vqakit.studio._review import DROP_REASONS, DecisionBody, EditError
 from vqakit.studio._studio import Studio
 from vqakit.studio._views import sample_view
 from vqakit.studio._workspace import Workspace
@@ -74,9 +74,29 @@ def _mine(workspace: Workspace, person: str) -> dict[str, Any]:
     return {d.sample_id: d for d in workspace.reviews().history(person)}
 
 
+def _assigned(request: Request, workspace: Workspace, items: list[QueueItem]) -> list[QueueItem]:
+    """The items of this person's assignment, in their order (all items without `--assign`)."""
+    studio: Studio = request.app.state.studio
+    identity = identity_of(request)
+    assignment = studio.assignments.get(workspace.key)
+    if assignment is None or identity.role != "reviewer":
+        return items
+    by_id = {item.id: item for item in items}
+    return [by_id[sid] for sid in assignment.queues.get(identity.person or "", []) if sid in by_id]
+
+
+def _visible(request: Request, workspace: Workspace, sample_id: str) -> None:
+    """LookupError (404) for a sample this person may not see (not theirs under `--assign`)."""
+    studio: Studio = request.app.state.studio
+    identity = identity_of(request)
+    if not studio.may_see(workspace, identity.person, identity.role, sample_id):
+        raise LookupError(f"{sample_id!r} is not one of the samples assigned to you")
+
+
 def _queue_context(request: Request, workspace: Workspace) -> dict[str, Any]:
     person = identity_of(request).person or ""
     items, dropped = queue_of(request, workspace)
+    items = _assigned(request, workspace, items)
     filters = Filters.from_query(request.query_params)
     mine = _mine(workspace, person)
     shown, shown_drops = filter_queue(items, dropped, filters, set(mine))
@@ -89,6 +109,8 @@ def _queue_context(request: Request, workspace: Workspace) -> dict[str, Any]:
         "facets": facets(items, dropped),
         "mine": mine,
         "query": request.url.query,
+        "problems": [str(p) for p in workspace.reviews().problems([person])] if person else [],
+        "assigned": request.app.state.studio.assignments.get(workspace.key) is not None,
     }
 
 
@@ -98,7 +120,7 @@ async def review_page(request: Request) -> Response:
     selected = request.path_params.get("sample_id") or (context["items"][0].id if context["items"] else None)
     if selected is not None and is_fragment(request) and "sample_id" in request.path_params:
         return await run_in_threadpool(_sample_fragment, request, workspace, selected)
-    view = await run_in_threadpool(_sample_context, request, workspace, selected) if selected else {}
+    view = await run_in_threadpool(sample_context, request, workspace, selected) if selected else {}
     return page(request, "review.html.j2", title=f"Review · {workspace.name}", **context, **view)
 
 
@@ -108,10 +130,11 @@ async def queue_fragment(request: Request) -> Response:
     return page(request, "_queue.html.j2", **context)
 
 
-def _sample_context(request: Request, workspace: Workspace, sample_id: str) -> dict[str, Any]:
+def sample_context(request: Request, workspace: Workspace, sample_id: str) -> dict[str, Any]:
     sample = workspace.sample(sample_id)
     if sample is None:
         raise LookupError(f"no sample {sample_id!r} in {workspace.name}")
+    _visible(request, workspace, sample_id)
     items, _ = queue_of(request, workspace)
     item = next((i for i in items if i.id == sample_id), None)
     person = identity_of(request).person or ""
@@ -140,7 +163,7 @@ def _run_answers(workspace: Workspace, sample_id: str) -> list[dict[str, Any]]:
 
 def _sample_fragment(request: Request, workspace: Workspace, sample_id: str) -> Response:
     return page(
-        request, "_sample.html.j2", workspace=workspace, **_sample_context(request, workspace, sample_id)
+        request, "_sample.html.j2", workspace=workspace, **sample_context(request, workspace, sample_id)
     )
 
 
@@ -151,6 +174,7 @@ async def frames_fragment(request: Request) -> Response:
     sample = workspace.sample(request.path_params["sample_id"])
     if sample is None:
         raise LookupError(f"no sample {request.path_params['sample_id']!r}")
+    _visible(request, workspace, sample.id)
     protocol = workspace.benchmark().card.protocol
     shown = await run_in_threadpool(studio.frames.get, workspace, sample, protocol)
     return page(request, "_frames.html.j2", times=shown.times_s, key=workspace.key, sample_id=sample.id)
@@ -184,7 +208,7 @@ async def api_queue(request: Request) -> Response:
 
 async def api_sample(request: Request) -> Response:
     workspace = workspace_of(request)
-    context = await run_in_threadpool(_sample_context, request, workspace, request.path_params["sample_id"])
+    context = await run_in_threadpool(sample_context, request, workspace, request.path_params["sample_id"])
     decision = context["decision"]
     return JSONResponse(
         {
@@ -196,30 +220,36 @@ async def api_sample(request: Request) -> Response:
     )
 
 
-async def api_decide(request: Request) -> Response:
+async def record_decision(request: Request, *, adjudication: bool = False) -> Response:
+    """A decision on a sample (review mode), or an adjudication (adjudicate mode)."""
     workspace = workspace_of(request)
     sample = workspace.sample(request.path_params["sample_id"])
     if sample is None:
         return json_error(f"no sample {request.path_params['sample_id']!r} in {workspace.name}", 404)
-    try:
-        body = DecisionBody.model_validate(await request.json())
-    except ValidationError as error:
-        return json_error(validation_problems(error), 422)
-    except ValueError:
-        return json_error("the body is not JSON", 400)
+    if not adjudication:
+        _visible(request, workspace, sample.id)
+    body = await json_body(request, DecisionBody)
     person = identity_of(request).person or ""
     try:
-        decision, written = await run_in_threadpool(workspace.reviews().record, person, sample, body)
+        decision, written = await run_in_threadpool(
+            lambda: workspace.reviews().record(person, sample, body, adjudication=adjudication)
+        )
     except EditError as error:
         return json_error(error.problems, 422)
     return JSONResponse({"decision": decision.model_dump(), "written": written}, 201 if written else 200)
 
 
+async def api_decide(request: Request) -> Response:
+    return await record_decision(request)
+
+
 async def api_progress(request: Request) -> Response:
+    """Progress, agreement (the kappas and each sample's) and the log lines left out: never a
+    failure for everyone because one line of one person's log cannot be read."""
     workspace = workspace_of(request)
     benchmark = workspace.benchmark()
     ids = [s.id for s in benchmark.samples] if benchmark else []
-    summary = await run_in_threadpool(lambda: review_summary(ids, workspace.reviews().latest()))
+    summary = await run_in_threadpool(lambda: store_summary(ids, workspace.reviews()))
     return JSONResponse(asdict(summary))
 
 

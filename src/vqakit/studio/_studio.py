@@ -1,18 +1,25 @@
-"""One studio: its settings, the folders it serves, its people, and their participant runs."""
+"""One studio: its settings, the folders it serves, its people, their study (assignments,
+the participants' subset) and their participant runs."""
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from vqakit.files import InputError, InputProblem
 from vqakit.studio._answers import AnswerSettings, ParticipantRun
-from vqakit.studio._auth import Signer, load_key
+from vqakit.studio._auth import Signer, key_path, load_key, read_generations, revoke
+from vqakit.studio._body import MAX_BODY
+from vqakit.studio._clips import WindowClips
 from vqakit.studio._media import FrameCache
 from vqakit.studio._people import Person
+from vqakit.studio._study import Assignment, Draw, draw_subset, load_assignment, read_subset
 from vqakit.studio._workspace import StudioError, Workspace, open_workspaces
 
 
@@ -33,6 +40,13 @@ class StudioSettings:
     runs: Path = Path("runs")  # where participants' run folders go
     review_dir: Path | None = None  # default: <benchmark>/review
     key_file: Path | None = None  # default: vqakit.studio._auth.key_path()
+    link_days: float = 14.0  # links and sessions given now end after this many days
+    revoke: list[str] = field(default_factory=list)  # people whose earlier links and sessions end now
+    assign: int | None = None  # each sample to this many of the reviewers named in `people`
+    seed: int = 0  # of the assignment and of the participants' subset
+    subset: int | None = None  # participants answer this many questions drawn at random
+    subset_file: Path | None = None  # ... or the questions this file lists
+    max_body: int = MAX_BODY  # bytes a request may send
 
 
 def is_loopback(host: str) -> bool:
@@ -64,14 +78,80 @@ class Studio:
                     f"--answer-view video: the card of {benchmark.card.name} does not allow people to watch "
                     "the video (human_video); they see the frames the protocol sends"
                 )
+        self.subsets = self._draw_subsets()
         self._check_answer_runs()
-        self.signer = Signer(load_key(settings.key_file))
-        self.tokens = {self.signer.token(p.name, p.role): p for p in settings.people}
+        self.assignments = self._assign()
+        key_file = settings.key_file or key_path()
+        try:
+            for name in settings.revoke:
+                revoke(key_file, name)
+            generations = read_generations(key_file)
+        except ValueError as error:
+            raise StudioError(str(error)) from None
+        roots = sorted(str(w.root.resolve()) for w in self.workspaces)
+        self.signer = Signer(
+            load_key(key_file),
+            scope=hashlib.sha256("\n".join(roots).encode()).hexdigest()[:16],
+            expires=int(time.time() + settings.link_days * 86400),
+            generations=generations,
+        )
+        self.roles = {p.name: p.role for p in settings.people}
         self.allowed_hosts: set[str] | None = None  # set by `serve` on a loopback bind
         self._runs: dict[tuple[str, str], ParticipantRun] = {}
         self._runs_lock = threading.Lock()
         self.caches: dict[Any, Any] = {}
         self.frames = FrameCache()
+        self.clips = WindowClips()
+
+    def _draw_subsets(self) -> dict[str, Draw]:
+        """{workspace key: the participants' questions} when a subset was asked for."""
+        settings = self.settings
+        if settings.subset is None and settings.subset_file is None:
+            return {}
+        if settings.subset is not None and settings.subset_file is not None:
+            raise StudioError("--subset N and --subset-file FILE: give one of them")
+        if settings.limit is not None:
+            raise StudioError(
+                "--limit and --subset: give one of them (a subset is drawn from every question)"
+            )
+        found = {}
+        for workspace in self.workspaces:
+            benchmark = workspace.benchmark()
+            if benchmark is None:
+                continue
+            try:
+                if settings.subset_file is not None:
+                    found[workspace.key] = read_subset(benchmark, settings.subset_file)
+                else:
+                    found[workspace.key] = draw_subset(benchmark, settings.subset or 0, settings.seed)
+            except (InputError, ValueError) as error:
+                raise StudioError(str(error)) from None
+        return found
+
+    def _assign(self) -> dict[str, Assignment]:
+        """{workspace key: who reviews what} with `--assign K` (read back or made and recorded)."""
+        if self.settings.assign is None:
+            return {}
+        from vqakit.runner import benchmark_hash
+
+        reviewers = [p.name for p in self.settings.people if p.role == "reviewer"]
+        found = {}
+        for workspace in self.workspaces:
+            benchmark = workspace.benchmark()
+            if benchmark is None:
+                continue
+            try:
+                found[workspace.key] = load_assignment(
+                    workspace.review_dir,
+                    benchmark,
+                    benchmark_hash(benchmark),
+                    reviewers,
+                    self.settings.assign,
+                    self.settings.seed,
+                )
+            except ValueError as error:
+                raise StudioError(f"{workspace.name}: {error}") from None
+        return found
 
     def _check_answer_runs(self) -> None:
         """Participants' runs are opened when they first answer: their settings (judges and
@@ -101,8 +181,13 @@ class Studio:
             return self.workspaces[0]
         return next((w for w in self.workspaces if w.key == key), None)
 
-    def person_by_token(self, token: str | None) -> Person | None:
-        return self.tokens.get(token or "")
+    def person_by_token(self, token: str | None) -> tuple[Person, int] | None:
+        """(the person, when their link ends) of a valid token of this studio, or None."""
+        found = self.signer.read_token(token or "", self.roles)
+        if found is None:
+            return None
+        name, expires = found
+        return next(p for p in self.settings.people if p.name == name), expires
 
     def knows(self, name: str | None, role: str) -> bool:
         """Whether a session's person may still use this studio: on a loopback bind any named
@@ -129,6 +214,7 @@ class Studio:
                         view=settings.answer_view,
                         order=settings.order,
                         limit=settings.limit,
+                        subset=self.subsets.get(workspace.key),
                         judges=settings.judges,
                         judge_args=settings.judge_args,
                         runs=settings.runs,
@@ -146,3 +232,46 @@ class Studio:
             (p, f"http://{shown}:{port}/?token={self.signer.token(p.name, p.role)}")
             for p in self.settings.people
         ]
+
+    def answer_problems(self, workspace: Workspace) -> list[InputProblem]:
+        """Lines of participants' answer logs on this benchmark that cannot be read: of the runs
+        opened in this studio and of the participants it was started with (read only)."""
+        from vqakit.methods import HUMAN, HUMAN_ANSWERS, HumanAnswer
+        from vqakit.runner import default_run_folder
+        from vqakit.studio._jsonlog import RequestLog
+
+        benchmark = workspace.benchmark()
+        if benchmark is None:
+            return []
+        with self._runs_lock:
+            folders = {run.folder for (key, _), run in self._runs.items() if key == workspace.key}
+        for person in self.settings.people:
+            if person.role == "participant":
+                folders.add(
+                    default_run_folder(
+                        benchmark.card.name, HUMAN, root=self.settings.runs, suffix=person.name
+                    )
+                )
+        return [
+            p
+            for folder in sorted(folders)
+            for p in RequestLog(folder / HUMAN_ANSWERS, HumanAnswer).problems()
+        ]
+
+    def may_see(self, workspace: Workspace, person: str | None, role: str, sample_id: str) -> bool:
+        """Whether a person may see this sample (its page, frames, clip): a participant only
+        the question they are answering now; with `--assign`, a reviewer only their samples."""
+        if person is None:
+            return False
+        if role == "participant":
+            if workspace.benchmark() is None:
+                return False
+            current = self.participant_run(workspace, person).next_sample()
+            return current is not None and current.id == sample_id
+        assignment = self.assignments.get(workspace.key)
+        if role == "reviewer" and assignment is not None and not assignment.allowed(person, sample_id):
+            with self._runs_lock:  # a reviewer answering questions sees the one they answer
+                run = self._runs.get((workspace.key, person))
+            current = run.next_sample() if run is not None else None
+            return current is not None and current.id == sample_id
+        return True

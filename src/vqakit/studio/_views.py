@@ -149,14 +149,27 @@ def sample_view(workspace: Workspace, sample: Sample, item: QueueItem | None = N
     }
 
 
+def clip_view(workspace: Workspace, sample: Sample) -> dict[str, Any] | None:
+    """The video answer mode shows: the window's clip (time 0 is the window's start; `end_s`,
+    its length, is set once the clip is cut), never the file or its name."""
+    if not sample.videos:
+        return None
+    return {
+        "url": f"/clip/{workspace.key}?sample={quote(sample.id)}",
+        "path": "",
+        "start_s": 0.0,
+        "end_s": None,
+    }
+
+
 def blind_view(workspace: Workspace, sample: Sample, view: str, subtitles: bool) -> dict[str, Any]:
-    """What answer mode shows: no gold, no reference, no other answer."""
+    """What answer mode shows: no gold, no reference, no other answer, no file name."""
     return {
         "id": sample.id,
         "question": sample.question,
         "options": [{"letter": LETTERS[i], "text": text} for i, text in enumerate(sample.choices or [])],
         "mcq": sample.is_mcq,
-        "video": video_view(workspace, sample) if view == "video" else None,
+        "video": clip_view(workspace, sample) if view == "video" else None,
         "subtitles": subtitle_lines(workspace.root, sample) if subtitles else [],
         "asks_reasoning": bool(sample.reasoning),
     }

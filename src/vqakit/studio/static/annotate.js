@@ -7,6 +7,10 @@
  *   id `name-<16 hex>` (the form our trace reader reads), written into the trace at the cursor;
  *   a box of an existing object on another frame adds a point to its track. Boxes are kept in
  *   pixels of the video frame; the tracks are drawn over the video as it plays.
+ * - Naming a box: the object picker and the name box are one choice, never two. Each new box
+ *   starts as "a new object" with an empty name; picking an object empties the name box, and
+ *   typing a name sets the picker back to "a new object". The Add button says where the box
+ *   goes ("Add box to <id>", "Add new object 'square'"), so what is shown is what happens.
  * - Checks run on the server as you type (POST /api/annotate-check); Save (ctrl+s) is
  *   POST /api/annotate/{id} (studio.post: CSRF header, request id, resent until recorded).
  */
@@ -253,6 +257,7 @@
       select.appendChild(option);
     });
     select.value = draft.objects.some((o) => o.id === keep) ? keep : "";
+    naming();
     syncTracks();
   }
 
@@ -303,9 +308,21 @@
       return;
     }
     pendingBox = { t: player.video.currentTime, box: box };
+    $("name-existing").value = "";
+    $("name-new").value = "";
     $("naming").hidden = false;
     $("name-new").focus();
+    naming();
     player.draw();
+  }
+
+  function naming() {
+    // what Add does now: the object picked, else a new object with the name typed
+    const existing = $("name-existing").value;
+    const label = $("name-new").value.trim();
+    const add = $("name-ok");
+    add.disabled = !existing && !label;
+    add.textContent = existing ? "Add box to " + existing : label ? "Add new object '" + label + "'" : "Add box (name the object)";
   }
 
   function drawPending(ctx, g) {
@@ -321,10 +338,10 @@
 
   function nameBox() {
     if (!pendingBox) return;
-    const existing = $("name-existing").value;
-    let object = draft.objects.find((o) => o.id === existing);
+    const label = $("name-new").value.trim();
+    // a typed name is a new object, whatever the picker showed before it was typed
+    let object = label ? null : draft.objects.find((o) => o.id === $("name-existing").value);
     if (!object) {
-      const label = $("name-new").value.trim();
       if (!label) {
         $("name-new").focus();
         return;
@@ -338,7 +355,7 @@
     pendingBox = null;
     $("naming").hidden = true;
     $("name-new").value = "";
-    $("name-existing").value = object.id;
+    $("name-existing").value = "";
     setDrawing(false);
     changed();
   }
@@ -446,9 +463,18 @@
       changed();
     });
     $("name-ok").addEventListener("click", nameBox);
+    $("name-existing").addEventListener("change", () => {
+      if ($("name-existing").value) $("name-new").value = "";
+      naming();
+    });
+    $("name-new").addEventListener("input", () => {
+      if ($("name-new").value.trim()) $("name-existing").value = "";
+      naming();
+    });
     $("name-cancel").addEventListener("click", () => {
       pendingBox = null;
       $("naming").hidden = true;
+      setDrawing(false); // as after Add: the next "Draw a box" starts drawing again
       player.draw();
     });
     $("name-new").addEventListener("keydown", (event) => {

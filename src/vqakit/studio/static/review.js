@@ -1,9 +1,12 @@
 /* vqakit studio, review mode: decisions and keyboard shortcuts.
  *
- * k keep · d drop (choose a reason, Enter) · e edit (Ctrl+Enter saves) · j/n next · p previous
- * space play/pause · r replay the window. A decision is POST /api/review/{id} (studio.post:
- * CSRF header, request id, kept until the server has it); the queue marks it and the next
- * sample opens.
+ * k keep · d drop (choose a reason, Enter) · e edit (Ctrl+Enter saves, Esc closes) · j/n next
+ * p previous · space play/pause · r replay the window. A decision is POST to the sample's
+ * endpoint (/api/review/{id}, or /api/adjudicate/{id} in adjudicate mode; studio.post: CSRF
+ * header, request id, kept until the server has it); the queue marks it and the next sample
+ * opens. The edit form takes the place of the question and options it changes, beside the
+ * video and its frames, and above the evidence: nothing a reviewer needs is covered while a gold
+ * answer is changed. In adjudicate mode "start from this edit" fills it with a reviewer's edit.
  */
 (function () {
   "use strict";
@@ -43,17 +46,36 @@
     }
   }
 
-  function show(which) {
-    const form = document.getElementById("decide");
-    if (!form) return;
-    form.querySelector("#drop-fields").hidden = which !== "drop";
-    form.querySelector("#edit-fields").hidden = which !== "edit";
-    if (which === "drop") form.elements.reason.focus();
-    if (which === "edit") fillEdit(form);
+  function editForm() {
+    return document.getElementById("edit-form");
   }
 
-  function fillEdit(form) {
-    const sample = data();
+  function show(which) {
+    const form = document.getElementById("decide");
+    const edit = editForm();
+    if (!form || !edit) return;
+    form.querySelector("#drop-fields").hidden = which !== "drop";
+    const editing = which === "edit";
+    if (editing && edit.hidden) fillEdit(edit, {});
+    edit.hidden = !editing;
+    document.getElementById("sample-text").hidden = editing;
+    panel().classList.toggle("editing", editing);
+    if (which === "drop") form.elements.reason.focus();
+    if (editing) edit.elements.question.focus();
+  }
+
+  function fillEdit(form, values) {
+    const sample = Object.assign({}, data());
+    if ("question" in values) sample.question = values.question;
+    if ("choices" in values) sample.choices = values.choices;
+    if ("answer" in values) {
+      if (sample.mcq) sample.gold = values.answer;
+      else sample.answer = values.answer;
+    }
+    if ("reasoning" in values) sample.reasoning = values.reasoning;
+    if ("category" in values) sample.category = values.category;
+    if ("skills" in values) sample.skills = values.skills;
+    form.elements.gold.value = "";
     form.elements.question.value = sample.question;
     form.querySelectorAll("[data-mcq-only]").forEach((n) => (n.hidden = !sample.mcq));
     form.querySelectorAll("[data-open-only]").forEach((n) => (n.hidden = sample.mcq));
@@ -66,7 +88,6 @@
     form.elements.reasoning.value = sample.reasoning || "";
     form.elements.category.value = sample.category || "";
     form.elements.skills.value = (sample.skills || []).join(", ");
-    form.elements.question.focus();
   }
 
   function fillGold(form, count, gold) {
@@ -114,8 +135,8 @@
       body.note = form.elements.note.value.trim() || null;
     }
     if (kind === "edit") {
-      body.edit = editBody(form);
-      body.note = form.elements.edit_note.value.trim() || null;
+      body.edit = editBody(editForm());
+      body.note = editForm().elements.edit_note.value.trim() || null;
       if (!Object.keys(body.edit).length) {
         problems(["nothing was changed: keep the sample instead"]);
         return;
@@ -123,7 +144,7 @@
     }
     const bench = sample.dataset.bench;
     const id = sample.dataset.sampleId;
-    const url = "/api/review/" + encodeURIComponent(id) + "?bench=" + encodeURIComponent(bench);
+    const url = sample.dataset.endpoint + encodeURIComponent(id) + "?bench=" + encodeURIComponent(bench);
     const result = await window.studio.post(url, body);
     if (!result.ok) {
       problems(result.data.problems || [result.data.error || "the decision was not recorded"]);
@@ -140,6 +161,7 @@
       badge.className = "mark " + kind;
       badge.textContent = { keep: "✓ keep", drop: "✗ drop", edit: "✎ edit" }[kind];
     }
+    show(null);
     const status = document.getElementById("decision-status");
     if (status) status.textContent = "Your decision: " + kind + " (saved)";
     window.studio.flash(kind + ": " + id);
@@ -159,6 +181,12 @@
   }
 
   document.addEventListener("click", (event) => {
+    const take = event.target.closest("[data-take-edit]");
+    if (take) {
+      show("edit");
+      fillEdit(editForm(), JSON.parse(take.dataset.takeEdit));
+      return;
+    }
     const chosen = event.target.closest("[data-decision]");
     if (chosen) {
       const kind = chosen.dataset.decision;
@@ -176,7 +204,7 @@
   });
 
   document.addEventListener("input", (event) => {
-    const form = document.getElementById("decide");
+    const form = editForm();
     if (form && event.target === form.elements.choices) {
       const count = form.elements.choices.value.split("\n").filter((s) => s.trim()).length;
       fillGold(form, count, data().gold);
@@ -185,15 +213,18 @@
 
   document.addEventListener("keydown", (event) => {
     const form = document.getElementById("decide");
+    const edit = editForm();
     if (window.studio.typing(event)) {
-      if (!form || !form.contains(event.target)) return;
+      const inDecide = form && form.contains(event.target);
+      const inEdit = edit && edit.contains(event.target);
+      if (!inDecide && !inEdit) return;
       if (event.key === "Escape") {
         show(null);
         event.target.blur();
-      } else if (event.key === "Enter" && !form.querySelector("#drop-fields").hidden && event.target.tagName !== "TEXTAREA") {
+      } else if (inDecide && event.key === "Enter" && !form.querySelector("#drop-fields").hidden && event.target.tagName !== "TEXTAREA") {
         event.preventDefault();
         decide("drop");
-      } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !form.querySelector("#edit-fields").hidden) {
+      } else if (inEdit && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         decide("edit");
       }

@@ -6,6 +6,8 @@
  * failure, a 5xx, or the next page load, so a decision or an answer made while the server was
  * down or restarting is written once, never lost and never twice.
  *
+ * The header's "log out" ("switch person" on a loopback studio) ends this browser's session.
+ *
  * Nothing here puts text from the server into the page as HTML: text goes in as textContent.
  */
 (function () {
@@ -125,6 +127,22 @@
   let resolveReady;
   const ready = new Promise((resolve) => (resolveReady = resolve));
   window.studio = { post, requestId, csrf, timings, flash, status, clock, typing, ready };
+  async function logout() {
+    const result = await post("/api/logout", {});
+    if (result.data.next) {
+      location.assign(result.data.next);
+    } else {
+      const main = document.querySelector("main");
+      const note = document.createElement("p");
+      note.textContent = result.data.message || "logged out";
+      main.replaceChildren(note);
+      document.getElementById("logout").remove();
+    }
+  }
+
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("#logout")) logout();
+  });
   document.addEventListener("DOMContentLoaded", async () => {
     const resent = await resendPending();
     if (resent) status("");
