@@ -72,3 +72,24 @@ def screenshot(page, folder: Path, name: str, width: int = 1000) -> Path:
         image = image.resize((width, round(image.height * width / image.width)), Image.Resampling.LANCZOS)
     image.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
     return path
+
+
+def seek(page, seconds: float) -> None:
+    """Pause the player and seek it (as a person does before drawing a box)."""
+    page.evaluate("(t) => { const p = window.studioPlayer.current(); p.video.pause(); p.seek(t); }", seconds)
+    page.wait_for_function("() => !window.studioPlayer.current().video.seeking")
+    page.wait_for_timeout(100)
+
+
+def draw_box(page, box: list[float]) -> None:
+    """Drag a box (in pixels of the video frame) over the paused frame, in annotate mode."""
+    page.click("#draw")
+    area = page.query_selector(".player canvas").bounding_box()
+    g = page.evaluate("window.studioPlayer.geometry(window.studioPlayer.current().video)")
+    x0, y0 = area["x"] + g["dx"] + box[0] * g["scale"], area["y"] + g["dy"] + box[1] * g["scale"]
+    x1, y1 = area["x"] + g["dx"] + box[2] * g["scale"], area["y"] + g["dy"] + box[3] * g["scale"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x1, y1, steps=4)
+    page.mouse.up()
+    page.wait_for_selector("#naming:not([hidden])")

@@ -82,6 +82,8 @@ def test_a_participants_run_is_scored_like_a_models(tmp_path, studio):
         "view": "frames",
         "order": "shuffled",
         "answers": "answers.jsonl",
+        "subset": None,  # every question of the limit: no subset drawn
+        "draw": None,
     }
     manifest = json.loads((run.folder / "manifest.json").read_text())
     assert manifest["participant"] == "p01" and "answered by p01 in vqakit studio" in manifest["shown"]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from click.testing import CliRunner
-from studio_helpers import log_in, off_the_loop, running_studio, screenshot
+from studio_helpers import draw_box, log_in, off_the_loop, running_studio, screenshot, seek
 
 from vqakit.benchmarks import check_benchmark
 from vqakit.cli import main
@@ -20,25 +20,6 @@ from vqakit.schema import parse_trace
 from vqakit.studio import StudioSettings
 
 WORKBENCH = Path(__file__).resolve().parents[2] / "src/vqakit/benchmarks/sample/media/synthetic/workbench.mp4"
-
-
-def seek(page, seconds: float) -> None:
-    page.evaluate("(t) => { const p = window.studioPlayer.current(); p.video.pause(); p.seek(t); }", seconds)
-    page.wait_for_timeout(150)
-
-
-def draw_box(page, box: list[float]) -> None:
-    """Drag a box (in pixels of the video frame) over the paused frame."""
-    page.click("#draw")
-    area = page.query_selector(".player canvas").bounding_box()
-    g = page.evaluate("window.studioPlayer.geometry(window.studioPlayer.current().video)")
-    x0, y0 = area["x"] + g["dx"] + box[0] * g["scale"], area["y"] + g["dy"] + box[1] * g["scale"]
-    x1, y1 = area["x"] + g["dx"] + box[2] * g["scale"], area["y"] + g["dy"] + box[3] * g["scale"]
-    page.mouse.move(x0, y0)
-    page.mouse.down()
-    page.mouse.move(x1, y1, steps=4)
-    page.mouse.up()
-    page.wait_for_selector("#naming:not([hidden])")
 
 
 def test_a_question_with_a_trace_and_a_track_runs_through_hints(tmp_path, browser, screenshots):

@@ -102,8 +102,9 @@ def test_participants_answer_blind_and_get_a_human_row(tmp_path, browser, screen
 
 
 def test_the_video_window_keeps_every_seek_inside_it_and_subtitles_are_shown(tmp_path, browser):
-    """A participant watching the video window (the card allows it) cannot seek before its start
-    or past its end, however they try; a question with subtitles shows the window's cues."""
+    """A participant watching the video window (the card allows it) is sent the window cut on its
+    own (time 0 is the window's start) and cannot seek before or past it, however they try; a
+    question with subtitles shows the window's cues."""
     root = tmp_path / "bench"
     shutil.copytree(SAMPLE, root)
     (root / "benchmark.yaml").write_text((root / "benchmark.yaml").read_text() + "human_video: true\n")
@@ -135,10 +136,13 @@ def test_the_video_window_keeps_every_seek_inside_it_and_subtitles_are_shown(tmp
             page.wait_for_function("() => !window.studioPlayer.current().video.seeking")
             return page.evaluate("window.studioPlayer.current().video.currentTime")
 
-        assert seek_to("v.currentTime = 1.0") == pytest.approx(5.0, abs=0.05)  # the video's own controls
-        assert seek_to("v.currentTime = 9.5") == pytest.approx(7.5, abs=0.05)
-        assert seek_to("window.studioPlayer.current().seek(0.5)") == pytest.approx(5.0, abs=0.05)
-        assert seek_to("v.currentTime = 6.0") == pytest.approx(6.0, abs=0.05)  # inside: where asked
+        video = page.evaluate(
+            "() => { const v = window.studioPlayer.current().video; return [v.src, v.duration]; }"
+        )
+        assert "/clip/bench?sample=bikes-railing" in video[0] and video[1] == pytest.approx(2.5, abs=0.1)
+        assert seek_to("v.currentTime = 9.5") == pytest.approx(2.5, abs=0.1)  # the video's own controls
+        assert seek_to("window.studioPlayer.current().seek(-3)") == pytest.approx(0.0, abs=0.05)
+        assert seek_to("v.currentTime = 1.0") == pytest.approx(1.0, abs=0.05)  # inside: where asked
         page.keyboard.press("d")
         page.keyboard.press("Enter")
         page.wait_for_selector("#question[data-sample-id='world-subtitles-joke'][data-shown='1']")

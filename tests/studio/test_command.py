@@ -31,13 +31,13 @@ def test_the_printed_link_opens_a_session_and_a_wrong_token_is_refused(tmp_path)
             assert time.monotonic() < deadline and server.poll() is None, "".join(printed)
             printed.append(server.stdout.readline())
         link = re.search(r"alice \(review, annotate, answer\): (\S+)", "".join(printed))[1]
-        assert re.fullmatch(r"http://127\.0\.0\.2:\d+/\?token=[0-9a-f]+", link), link
+        assert re.fullmatch(r"http://127\.0\.0\.2:\d+/\?token=alice~\d+~[0-9a-f]{32}", link), link
         with httpx.Client(follow_redirects=True, timeout=10) as web:  # keeps the session cookie
             opened = web.get(link)
             assert opened.status_code == 200 and "token=" not in str(opened.url)
             session = web.get(link.split("?")[0] + "api/session").json()
             assert (session["person"], session["role"]) == ("alice", "reviewer")
-        wrong = re.sub(r"token=[0-9a-f]+", "token=" + "0" * 32, link)
+        wrong = re.sub(r"~[0-9a-f]{32}$", "~" + "0" * 32, link)
         with httpx.Client(timeout=10) as web:
             assert web.get(wrong).status_code == 401
     finally:

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from vqakit.studio._auth import Signer, load_key
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,7 +26,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start(port: int, tmp_path: Path, env: dict) -> subprocess.Popen:
+def start(port: int, tmp_path: Path, env: dict) -> tuple[subprocess.Popen, str]:
+    """The studio as its own process, and the participant's link it printed."""
     args = ["studio", "sample", "--port", str(port), "--participant", "p01", "--limit", "20"]
     args += ["--review-dir", str(tmp_path / "review"), "--runs", str(tmp_path / "runs")]
     process = subprocess.Popen(
@@ -41,8 +40,8 @@ def start(port: int, tmp_path: Path, env: dict) -> subprocess.Popen:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         line = process.stdout.readline()
-        if "vqakit studio at" in line:
-            return process
+        if line.strip().startswith("p01 (answer): "):
+            return process, line.split(": ", 1)[1].strip()
         if not line and process.poll() is not None:
             break
     process.kill()
@@ -69,7 +68,7 @@ def lines(path: Path) -> list[str]:
 def test_nothing_is_lost_or_written_twice_across_a_sigkill(tmp_path, browser, studio_key):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "VQAKIT_STUDIO_KEY": str(studio_key)}
     port = free_port()
-    server = start(port, tmp_path, env)
+    server, link = start(port, tmp_path, env)
     url = f"http://127.0.0.1:{port}"
     sent: dict[str, set[str]] = {"review": set(), "answer": set()}
     attempts: list[str] = []
@@ -90,8 +89,7 @@ def test_nothing_is_lost_or_written_twice_across_a_sigkill(tmp_path, browser, st
         reviewer.click("button[type=submit]")
         reviewer.wait_for_url(url + "/")
         reviewer.goto(url + "/review?bench=sample")
-        token = Signer(load_key(studio_key)).token("p01", "participant")
-        participant.goto(f"{url}/?token={token}")
+        participant.goto(link)
 
         def act(count: int, wait: bool = True) -> None:
             """Both people act at once: a decision and an answer, then (if `wait`) their results."""
@@ -130,7 +128,8 @@ def test_nothing_is_lost_or_written_twice_across_a_sigkill(tmp_path, browser, st
         reviewer.keyboard.press("j")
         reviewer.keyboard.press("k")  # decided while the server is down: kept by the page
         time.sleep(1.0)
-        server = start(port, tmp_path, env)
+        server, restarted = start(port, tmp_path, env)
+        assert restarted.split("~")[0] == link.split("~")[0]  # the same person's link, still valid
         # the pages send what the server has not confirmed: at once (retrying), and on their next load
         reviewer.reload()
         participant.reload()

@@ -42,11 +42,21 @@ def test_a_line_cut_by_a_kill_is_cut_off_before_the_next_append(tmp_path):
     assert [r["n"] for r in lines(path)] == [1, 2]
 
 
-def test_a_hand_edited_line_is_an_error_naming_the_file_and_line(tmp_path):
+def test_a_hand_edited_line_is_named_with_its_file_and_line_and_never_deleted(tmp_path):
     path = tmp_path / "carol.jsonl"
-    path.write_text('{"request_id": "r-000001"}\nnot json\n', encoding="utf-8")
-    with pytest.raises(LogError, match=r"carol.jsonl:2"):
-        RequestLog(path).records()
+    text = '{"request_id": "r-000001"}\nnot json\n[1, 2]\n{"request_id": "r-000002"}\n'
+    path.write_text(text, encoding="utf-8")
+    log = RequestLog(path)
+    assert [r["request_id"] for r in log.records()] == ["r-000001", "r-000002"]  # the lines after it too
+    problems = [str(p) for p in log.problems()]
+    assert len(problems) == 2 and problems[0].startswith(f"{path}:2: -: not JSON")
+    assert problems[1] == f"{path}:3: -: not a JSON object"
+    with pytest.raises(LogError, match=r"carol.jsonl:2: -: not JSON.*carol.jsonl:3"):
+        log.records(strict=True)
+    log.append({"request_id": "r-000003"})  # appending loses nothing ...
+    with pytest.raises(LogError, match=r"carol.jsonl:2"):  # ... unless the caller needs every line
+        log.append({"request_id": "r-000004"}, refuse_damaged=True)
+    assert path.read_text(encoding="utf-8") == text + '{"request_id": "r-000003"}\n'  # nothing deleted
 
 
 def test_check_refuses_under_the_lock(tmp_path):

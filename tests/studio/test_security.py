@@ -6,6 +6,7 @@ absolute path, no symbolic link out, no file that is not media), with HTTP Range
 from __future__ import annotations
 
 import http.client
+import json
 import shutil
 from pathlib import Path
 
@@ -216,8 +217,11 @@ def test_participants_watch_the_video_window_only_where_the_card_allows_it(tmp_p
     participant = {"authorization": f"Bearer {studio.signer.token('p01', 'participant')}"}
     shown = web.get("/api/next?bench=bench", headers=participant).json()
     assert shown["view"] == "video" and shown["frames_s"] == []
-    assert shown["sample"]["video"]["url"] == "/media/bench/media/pedestrians.mp4"
-    assert web.get("/media/bench/media/pedestrians.mp4", headers=participant).status_code == 200
+    # the window cut on its own, never the file (nor its name)
+    assert shown["sample"]["video"]["url"] == "/clip/bench?sample=ped-viewpoint"
+    assert "pedestrians" not in json.dumps(shown)
+    assert web.get("/media/bench/media/pedestrians.mp4", headers=participant).status_code == 403
+    assert web.get("/clip/bench?sample=ped-viewpoint", headers=participant).status_code == 200
     csrf = web.get("/api/session", headers=participant).json()["csrf"]
     answered = web.post(
         "/api/answer/ped-viewpoint?bench=bench",
