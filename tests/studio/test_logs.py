@@ -97,3 +97,14 @@ def test_threads_and_processes_writing_at_once_lose_and_repeat_nothing(tmp_path)
     expected = {f"shared-{i:06d}" for i in range(1, 60, 2)}
     expected |= {f"own-{w}-{i:06d}" for w in (1, 2, 3, 4) for i in range(0, 60, 2)}
     assert set(ids) == expected  # none lost
+
+
+def test_a_line_fixed_by_hand_is_read_again(tmp_path):
+    path = tmp_path / "dave.jsonl"
+    path.write_text('{"request_id": "r-000001"}\n{"request_id": 5x}\n', encoding="utf-8")
+    log = RequestLog(path)
+    assert len(log.problems()) == 1
+    path.write_text('{"request_id": "r-000001"}\n{"request_id": "r-05"}\n', encoding="utf-8")  # same length
+    assert log.problems() == [] and [r["request_id"] for r in log.records()] == ["r-000001", "r-05"]
+    path.unlink()
+    assert log.records() == [] and log.problems() == []

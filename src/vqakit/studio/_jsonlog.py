@@ -90,10 +90,26 @@ class RequestLog:
         self._offset = 0  # bytes of the file read so far (whole lines only)
         self._lines = 0  # complete lines read so far
         self._opened: InputProblem | None = None  # why the file cannot be opened, if it cannot
+        self._file: tuple[int, int] = (0, 0)  # (device, inode) of the file read
+        self._tail = b""  # the last bytes read: unchanged, unless the file was edited
+        self._mtime = 0  # modification time when last read
+
+    def _unchanged(self, handle: Any) -> bool:
+        """Whether what was read of the file is still there: the same file (not replaced), as
+        long, ending with the same bytes (a line fixed by hand is read again from the start)."""
+        stat = os.fstat(handle.fileno())
+        if (stat.st_dev, stat.st_ino) != self._file or stat.st_size < self._offset:
+            return False
+        if stat.st_size == self._offset and stat.st_mtime_ns != self._mtime:
+            return False  # written since without growing: edited in place
+        handle.seek(self._offset - len(self._tail))
+        return handle.read(len(self._tail)) == self._tail
 
     def _catch_up(self, handle: Any, *, writer: bool) -> None:
-        if os.fstat(handle.fileno()).st_size < self._offset:  # replaced or cut by someone else
+        if self._offset and not self._unchanged(handle):
             self._reset()
+        stat = os.fstat(handle.fileno())
+        self._file = (stat.st_dev, stat.st_ino)
         handle.seek(self._offset)
         data = handle.read()
         used = 0
@@ -113,6 +129,8 @@ class RequestLog:
             if isinstance(record.get("request_id"), str):
                 self._by_request.setdefault(record["request_id"], record)
         self._offset += used
+        self._tail = (self._tail + data[:used])[-64:]
+        self._mtime = os.fstat(handle.fileno()).st_mtime_ns
 
     def _unopenable(self, error: OSError) -> InputProblem:
         if self.path.is_dir():
@@ -124,6 +142,7 @@ class RequestLog:
     def _read(self) -> None:
         self._opened = None
         if not self.path.exists() and not self.path.is_symlink():
+            self._reset()  # removed: nothing of it is known any more
             return
         try:
             with open(self.path, "rb") as handle:
@@ -190,6 +209,8 @@ class RequestLog:
                 handle.flush()
                 os.fsync(handle.fileno())
                 self._offset += len(line)
+                self._tail = (self._tail + line)[-64:]
+                self._mtime = os.fstat(handle.fileno()).st_mtime_ns
                 self._lines += 1
                 self._records.append(record)
                 self._by_request[record["request_id"]] = record
