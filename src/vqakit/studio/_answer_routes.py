@@ -6,7 +6,6 @@ their own progress, never a gold answer, another person's answer or a model's ou
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -35,13 +34,12 @@ def _next_context(request: Request) -> dict[str, Any]:
     run = _run(request)
     sample = run.next_sample()
     answered, total = run.progress()
-    if sample is None and not run.scoring:  # finished before this server started: score now
-        run.scoring = "running"
-        threading.Thread(target=run.score, name=f"score-{run.participant}", daemon=True).start()
     view = studio.settings.answer_view
     problems = [str(p) for p in run.problems()]
     if problems:  # which questions the unreadable lines answer is unknown: ask nothing more
         sample = None
+    elif sample is None and not run.scoring:  # finished before this server started: score now
+        studio.score_later(run)
     shown = blind_view(workspace, sample, view, run.protocol.subtitles) if sample else None
     frames = []
     if sample is not None and view == "frames" and sample.videos:
@@ -106,7 +104,7 @@ def _record(request: Request, sample_id: str, body: AnswerBody) -> tuple[dict[st
     answered, total = run.progress()
     finished = written and answered == total
     if finished:
-        threading.Thread(target=run.score, name=f"score-{run.participant}", daemon=True).start()
+        studio.score_later(run)
     return stored, written, finished
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vqakit.files import InputProblem
+from vqakit.files import InputProblem, write_atomic
 from vqakit.methods import (
     HUMAN,
     HUMAN_ANSWERS,
@@ -202,16 +202,8 @@ class ParticipantRun:
         return stored, written
 
     def _write_strip(self, relative: str, shown: ShownFrames) -> None:
-        import io
-
-        import numpy as np
-        from PIL import Image
-
-        from vqakit.video import write_strip
-
         if not (self.folder / relative).is_file():
-            images = [np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")) for jpeg in shown.jpegs]
-            write_strip(self.folder / relative, images)
+            write_atomic(self.folder / relative, lambda handle: handle.write(shown.strip))
 
     def score(self) -> None:
         """Score the run (judges of the config, then scores, results and report); the outcome

@@ -12,6 +12,7 @@ import io
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,6 +82,13 @@ def media_type(path: Path) -> str:
 class ShownFrames:
     times_s: list[float]
     jpegs: list[bytes]
+
+    @cached_property
+    def strip(self) -> bytes:
+        """The frames as one strip (JPEG), as a run keeps them: made once, whoever answers."""
+        from vqakit.video import strip_jpeg
+
+        return strip_jpeg(self.jpegs)
 
 
 class FrameCache:

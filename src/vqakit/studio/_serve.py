@@ -14,6 +14,8 @@ from vqakit.studio._app import create_app
 from vqakit.studio._people import Person
 from vqakit.studio._studio import Studio, StudioSettings
 
+KEEP_ALIVE_S = 30  # an idle connection is kept this long (uvicorn's 5 s races a page's next request)
+
 
 def _listen(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -61,7 +63,12 @@ def serve(
     if on_ready is not None:
         on_ready(f"http://{shown_host(settings.host)}:{port}/", studio.links(port))
     config = uvicorn.Config(
-        app, log_level=log_level, access_log=False, lifespan="off", timeout_graceful_shutdown=3
+        app,
+        log_level=log_level,
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=3,
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     uvicorn.Server(config).run(sockets=[sock])
 
@@ -93,7 +100,13 @@ def serve_in_background(settings: StudioSettings, *, timeout_s: float = 20) -> B
     port = sock.getsockname()[1]
     settings.port = port
     studio.allowed_hosts = loopback_hosts(settings.host, port)
-    config = uvicorn.Config(create_app(studio), log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        create_app(studio),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="vqakit-studio", daemon=True

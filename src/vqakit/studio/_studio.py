@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import queue
 import socket
 import threading
 import time
@@ -101,6 +102,10 @@ class Studio:
         self._runs_lock = threading.Lock()
         self.caches: dict[Any, Any] = {}
         self.frames = FrameCache()
+        # finished runs are scored one at a time, off the requests (a daemon thread: stopping the
+        # studio never waits for it; `vqakit score` scores a run any time)
+        self._to_score: queue.SimpleQueue[ParticipantRun] = queue.SimpleQueue()
+        self._scorer: threading.Thread | None = None
         self.clips = WindowClips()
 
     def _draw_subsets(self) -> dict[str, Draw]:
@@ -232,6 +237,19 @@ class Studio:
             (p, f"http://{shown}:{port}/?token={self.signer.token(p.name, p.role)}")
             for p in self.settings.people
         ]
+
+    def score_later(self, run: ParticipantRun) -> None:
+        """Score a finished participant's run in the background (its page shows the outcome)."""
+        run.scoring = "running"
+        self._to_score.put(run)
+        with self._runs_lock:
+            if self._scorer is None:
+                self._scorer = threading.Thread(target=self._score_runs, name="vqakit-score", daemon=True)
+                self._scorer.start()
+
+    def _score_runs(self) -> None:
+        while True:
+            self._to_score.get().score()
 
     def answer_problems(self, workspace: Workspace) -> list[InputProblem]:
         """Lines of participants' answer logs on this benchmark that cannot be read: of the runs
