@@ -236,47 +236,42 @@ def is_stale(decision: Decision, sample: Sample, source_hash: str) -> bool:
     return decision.benchmark_hash != source_hash
 
 
+def _applies(decision: Decision, sample: Sample | None, source_hash: str, outcome: ApplyOutcome) -> bool:
+    """Whether a decision on `sample` (None: no longer in the benchmark) is applied; a stale one
+    only with `outcome.include_stale`, and listed either way (counted in `outcome`)."""
+    if sample is None:
+        outcome.gone += 1
+        return False
+    if is_stale(decision, sample, source_hash):
+        outcome.stale.append(decision)
+        outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
+        return outcome.include_stale
+    return True
+
+
 def _votes(
     samples: list[Sample], latest: dict[str, dict[str, Decision]], source_hash: str, outcome: ApplyOutcome
 ) -> dict[str, list[Decision]]:
-    """{sample id: the decisions that vote on it}; stale ones (counted in `outcome`) only with
-    `outcome.include_stale`."""
+    """{sample id: the decisions that vote on it} (see `_applies`)."""
     by_id = {s.id: s for s in samples}
     votes: dict[str, list[Decision]] = {}
     for decisions in latest.values():
         for sample_id, decision in decisions.items():
-            sample = by_id.get(sample_id)
-            if sample is None:
-                outcome.gone += 1
-                continue
-            if is_stale(decision, sample, source_hash):
-                outcome.stale.append(decision)
-                if not outcome.include_stale:
-                    continue
-            votes.setdefault(sample_id, []).append(decision)
-    outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
+            if _applies(decision, by_id.get(sample_id), source_hash, outcome):
+                votes.setdefault(sample_id, []).append(decision)
     return votes
 
 
 def _final(
     samples: list[Sample], adjudications: dict[str, Decision], source_hash: str, outcome: ApplyOutcome
 ) -> dict[str, Decision]:
-    """{sample id: its adjudication}, of the samples still here; a stale one only with
-    `outcome.include_stale` (listed with the stale decisions either way)."""
+    """{sample id: its adjudication} (see `_applies`)."""
     by_id = {s.id: s for s in samples}
-    found = {}
-    for sample_id, decision in adjudications.items():
-        sample = by_id.get(sample_id)
-        if sample is None:
-            outcome.gone += 1
-            continue
-        if is_stale(decision, sample, source_hash):
-            outcome.stale.append(decision)
-            outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
-            if not outcome.include_stale:
-                continue
-        found[sample_id] = decision
-    return found
+    return {
+        sample_id: decision
+        for sample_id, decision in adjudications.items()
+        if _applies(decision, by_id.get(sample_id), source_hash, outcome)
+    }
 
 
 def _adjudicated(

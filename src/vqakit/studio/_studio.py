@@ -9,11 +9,13 @@ import queue
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from vqakit.files import InputError, InputProblem
+from vqakit.schema import Benchmark
 from vqakit.studio._answers import AnswerSettings, ParticipantRun
 from vqakit.studio._auth import Signer, key_path, load_key, read_generations, revoke
 from vqakit.studio._body import MAX_BODY
@@ -22,6 +24,8 @@ from vqakit.studio._media import FrameCache
 from vqakit.studio._people import Person
 from vqakit.studio._study import Assignment, Draw, draw_subset, load_assignment, read_subset
 from vqakit.studio._workspace import StudioError, Workspace, open_workspaces
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -119,18 +123,25 @@ class Studio:
             raise StudioError(
                 "--limit and --subset: give one of them (a subset is drawn from every question)"
             )
+        if settings.subset_file is not None:
+            path = settings.subset_file
+            return self._per_benchmark(lambda _, benchmark: read_subset(benchmark, path))
+        return self._per_benchmark(
+            lambda _, benchmark: draw_subset(benchmark, settings.subset or 0, settings.seed)
+        )
+
+    def _per_benchmark(self, make: Callable[[Workspace, Benchmark], T]) -> dict[str, T]:
+        """{workspace key: make(it, its benchmark)} of the workspaces with one; what `make` refuses
+        (InputError, ValueError) stops the studio, naming the benchmark."""
         found = {}
         for workspace in self.workspaces:
             benchmark = workspace.benchmark()
             if benchmark is None:
                 continue
             try:
-                if settings.subset_file is not None:
-                    found[workspace.key] = read_subset(benchmark, settings.subset_file)
-                else:
-                    found[workspace.key] = draw_subset(benchmark, settings.subset or 0, settings.seed)
+                found[workspace.key] = make(workspace, benchmark)
             except (InputError, ValueError) as error:
-                raise StudioError(str(error)) from None
+                raise StudioError(f"{workspace.name}: {error}") from None
         return found
 
     def _assign(self) -> dict[str, Assignment]:
@@ -140,23 +151,17 @@ class Studio:
         from vqakit.runner import benchmark_hash
 
         reviewers = [p.name for p in self.settings.people if p.role == "reviewer"]
-        found = {}
-        for workspace in self.workspaces:
-            benchmark = workspace.benchmark()
-            if benchmark is None:
-                continue
-            try:
-                found[workspace.key] = load_assignment(
-                    workspace.review_dir,
-                    benchmark,
-                    benchmark_hash(benchmark),
-                    reviewers,
-                    self.settings.assign,
-                    self.settings.seed,
-                )
-            except ValueError as error:
-                raise StudioError(f"{workspace.name}: {error}") from None
-        return found
+        settings = self.settings
+        return self._per_benchmark(
+            lambda workspace, benchmark: load_assignment(
+                workspace.review_dir,
+                benchmark,
+                benchmark_hash(benchmark),
+                reviewers,
+                settings.assign or 0,
+                settings.seed,
+            )
+        )
 
     def _check_answer_runs(self) -> None:
         """Participants' runs are opened when they first answer: their settings (judges and
