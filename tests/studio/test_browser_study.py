@@ -1,8 +1,8 @@
 """A study in headless Chromium: three reviewers with `--assign 2` and an adjudicator. The home
 page shows the assignment and each sample's agreement; the adjudicator settles a disagreement
-starting from a reviewer's edit; the review edit form keeps the video's controls, the protocol's
-frames and the evidence in view (it used to cover them); a person logs out and in as someone
-else. Writes the screenshots assign.png, adjudicate.png and review-edit.png."""
+starting from a reviewer's edit; a person logs out and in as someone else. And the review edit
+form keeps the video's controls, the protocol's frames and the evidence in view (it used to
+cover them). Writes the screenshots assign.png, adjudicate.png and review-edit.png."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def decide(url: str, token: str, sample_id: str, decision: str, **fields) -> Non
         assert response.status_code == 201, response.text
 
 
-def test_assign_adjudicate_and_an_edit_form_that_hides_nothing(tmp_path, browser, screenshots):
+def test_assign_and_adjudicate(tmp_path, browser, screenshots):
     bench = tmp_path / "bench"
     shutil.copytree(SAMPLE, bench)
     people = [Person("alice"), Person("bob"), Person("carol"), Person("ann", "adjudicator")]
@@ -70,31 +70,6 @@ def test_assign_adjudicate_and_an_edit_form_that_hides_nothing(tmp_path, browser
         assert "differ by edit" in page.inner_text("#per-sample")
         screenshot(page, screenshots, "assign")
 
-        # the review edit form: beside the video and its frames, above the evidence
-        page.set_viewport_size({"width": 1280, "height": 800})
-        page.goto(
-            f"{url}/review/sample/ped-sign?bench=bench"
-            if "ped-sign" in queues["alice"]
-            else f"{url}/review?bench=bench"
-        )
-        page.wait_for_selector(".frames img")
-        page.wait_for_timeout(800)  # the video controls' loading spinner fades out
-        page.keyboard.press("e")
-        page.wait_for_selector("#edit-form:not([hidden])")
-        page.select_option("#edit-form select[name=gold]", "1")  # the gold being changed
-        assert page.evaluate("document.getElementById('decide').getBoundingClientRect().height") < 120
-        for selector in (
-            ".player video",
-            ".frames img",
-            "#sample details summary",
-            "#edit-form textarea[name=question]",
-        ):
-            assert page.evaluate(UNCOVERED, selector), f"{selector} is covered while editing"
-        page.evaluate("window.scrollTo(0, 0)")
-        screenshot(page, screenshots, "review-edit")
-        page.keyboard.press("Escape")
-        assert page.is_hidden("#edit-form") and page.is_visible("#sample-text")
-
         # the adjudicator settles the edit disagreement, starting from bob's edit
         page.click("#logout")
         page.wait_for_url(url + "/login")
@@ -120,3 +95,28 @@ def test_assign_adjudicate_and_an_edit_form_that_hides_nothing(tmp_path, browser
         (line,) = [json.loads(text) for text in log.read_text().splitlines()]
         assert line["adjudication"] is True and line["edit"] == {"answer": (gold + 2) % 4}
         assert not errors
+
+
+def test_the_edit_form_covers_nothing_a_reviewer_needs(tmp_path, browser, screenshots):
+    """Pressing `e` used to grow the sticky decision panel to about 405 px, over the video's
+    controls, the frames the protocol sends and the evidence, while a gold answer was changed."""
+    with running_studio(StudioSettings(folders=["sample"], review_dir=tmp_path / "review")) as running:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        log_in(page, running.url, "alice")
+        page.goto(f"{running.url}/review/sample/ped-sign?bench=sample")
+        page.wait_for_selector(".frames img")
+        page.wait_for_timeout(800)  # the video controls' loading spinner fades out
+        page.keyboard.press("e")
+        page.wait_for_selector("textarea[name=question]:visible")
+        page.select_option("select[name=gold]:visible", "1")  # the gold being changed
+        for selector in (".player video", ".frames img", "#sample details summary"):
+            assert page.evaluate(UNCOVERED, selector), f"{selector} is covered while editing"
+        assert page.evaluate("document.getElementById('decide').getBoundingClientRect().height") < 120
+        page.evaluate("window.scrollTo(0, 0)")
+        screenshot(page, screenshots, "review-edit")
+        page.keyboard.press("Escape")
+        assert page.is_hidden("textarea[name=question]")
+        page.keyboard.press("e")
+        page.fill("textarea[name=question]:visible", "What is fixed to the lamp post?")
+        page.press("textarea[name=question]:visible", "Control+Enter")
+        page.wait_for_selector("[data-sample-link][data-id='ped-sign'] .mark.edit")

@@ -21,7 +21,6 @@ from starlette.testclient import TestClient
 
 from vqakit.cli import main
 from vqakit.studio import Person, Studio, StudioError, StudioSettings, create_app
-from vqakit.studio._study import assign
 
 SAMPLE = Path(__file__).resolve().parents[2] / "src/vqakit/benchmarks/sample"
 
@@ -50,6 +49,8 @@ def bench(tmp_path) -> Path:
     ("samples", "reviewers", "per_sample"), [(46, 3, 2), (10, 4, 3), (7, 7, 7), (5, 2, 1)]
 )
 def test_each_sample_goes_to_exactly_k_reviewers_balanced(samples, reviewers, per_sample):
+    from vqakit.studio._study import assign
+
     ids = [f"s{i}" for i in range(samples)]
     people = [f"r{i}" for i in range(reviewers)]
     queues = assign(ids, people, per_sample, seed=3)
