@@ -62,11 +62,12 @@ def queue_of(request: Request, workspace: Workspace) -> tuple[list[QueueItem], l
     if benchmark is None:
         return [], []
     key = ("queue", workspace.key)
-    cached = studio.caches.get(key)
-    if cached is None or cached[0] is not benchmark:
-        blind = read_audit(find_audit(benchmark, studio.settings.audit))
-        cached = (benchmark, build_queue(benchmark, blind, _wrong(workspace)))
-        studio.caches[key] = cached
+    with studio.caches_lock:  # built once, however many reviewers open it at once
+        cached = studio.caches.get(key)
+        if cached is None or cached[0] is not benchmark:
+            blind = read_audit(find_audit(benchmark, studio.settings.audit))
+            cached = (benchmark, build_queue(benchmark, blind, _wrong(workspace)))
+            studio.caches[key] = cached
     return cached[1]
 
 

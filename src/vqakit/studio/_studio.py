@@ -105,6 +105,7 @@ class Studio:
         self._runs: dict[tuple[str, str], ParticipantRun] = {}
         self._runs_lock = threading.Lock()
         self.caches: dict[Any, Any] = {}
+        self.caches_lock = threading.Lock()
         self.frames = FrameCache()
         # finished runs are scored one at a time, off the requests (a daemon thread: stopping the
         # studio never waits for it; `vqakit score` scores a run any time)
