@@ -4,14 +4,24 @@ PyAV releases the GIL only around parts of decoding, and encoding JPEGs holds it
 so threads of one process leave cores idle; jobs (`methods.FrameProvider`) go to processes
 instead. They are started with `spawn` (the run's process has threads: forking it is unsafe)
 only when a first job comes, so a run answered from the caches starts none.
+
+No orphans: a worker ends as soon as the process that started it is gone, however it went
+(kill -9 included). Each worker watches the pipe `multiprocessing` keeps from its parent (its
+`parent_process().sentinel`, whose other end only the parent holds: the kernel closes it when the
+parent dies) in a thread, and exits when it closes. A worker would otherwise wait on the job queue
+for ever (its own copy of the queue's writing end keeps the queue open), and keep alive
+multiprocessing's resource tracker, which ends once every process holding its pipe has.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
+from multiprocessing.connection import wait
 from pathlib import Path
 
 
@@ -38,7 +48,23 @@ def spawn_is_safe() -> bool:
     return "__name__" in source and "__main__" in source
 
 
+def end_with_parent() -> None:
+    """In a process started by `multiprocessing`: exit at once when its parent ends (the pipe
+    from the parent closes), watched by a daemon thread."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        wait([sentinel])
+        os._exit(0)  # the parent is gone: nothing here is wanted any more
+
+    threading.Thread(target=watch, name="vqakit-parent-watch", daemon=True).start()
+
+
 def _warm() -> None:
+    end_with_parent()
     import vqakit.methods  # noqa: F401  - the job's imports, once per worker
 
 
