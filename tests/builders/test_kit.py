@@ -327,14 +327,16 @@ def test_the_folder_writer_writes_a_folder_that_loads(tmp_path, index_clip):
     out = tmp_path / "bench"
     media = {"clips/index.mp4": index_clip}
     bench = write_benchmark_folder(
-        out, card=CARD, samples=[sample()], clips=CLIPS, passages=PASSAGES, media=media
+        out, card=CARD, samples=[sample()], clips=CLIPS, passages=PASSAGES, media=media, writer="kit test"
     )
     assert [s.id for s in bench.samples] == ["s1"] and list(bench.clips) == ["c1"]
     assert (out / "media/clips/index.mp4").stat().st_size == index_clip.stat().st_size
     assert (out / "corpus/passages.jsonl").read_text() == json.dumps(PASSAGES[0]) + "\n"
     assert (out / "benchmark.yaml").read_text().startswith("name: kit-test\n")
     placed = (out / "media/clips/index.mp4").stat().st_ino
-    write_benchmark_folder(out, card=CARD, samples=[sample()], clips=CLIPS, passages=PASSAGES, media=media)
+    write_benchmark_folder(
+        out, card=CARD, samples=[sample()], clips=CLIPS, passages=PASSAGES, media=media, writer="kit test"
+    )
     assert (out / "media/clips/index.mp4").stat().st_ino == placed  # kept, not placed again
 
 
@@ -353,6 +355,7 @@ def test_the_folder_writer_refuses_an_invalid_folder_listing_every_problem(tmp_p
             clips=CLIPS,
             passages=[],
             media={"clips/index.mp4": index_clip},
+            writer="kit test",
         )
     problems = raised.value.problems
     assert {p.line for p in problems if p.file == "samples.jsonl"} == {1, 2, 3, 4}

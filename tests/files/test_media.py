@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,15 @@ def test_a_link_inside_out_is_never_written_through(tmp_path):
     (root / "elsewhere").mkdir()
     (root / "out").mkdir()
     (root / "out/media").symlink_to(root / "elsewhere")  # out/media -> a folder outside
+    (root / "out/notes.txt").write_text("kept")
+    refused = run_import(root, root / "videos", root / "out")  # a folder the importer did not write
+    assert refused.exit_code == 2 and "did not write" in refused.output, refused.output
+    assert (root / "out/media").is_symlink() and (root / "out/notes.txt").read_text() == "kept"
+    (root / "out/media").unlink()
+    (root / "out/notes.txt").unlink()
+    assert run_import(root, root / "videos", root / "out").exit_code == 0  # its own folder, then
+    shutil.rmtree(root / "out/media")
+    (root / "out/media").symlink_to(root / "elsewhere")
     (root / "out/notes.txt").write_text("kept")
     result = run_import(root, root / "videos", root / "out")
     assert result.exit_code == 0, result.output

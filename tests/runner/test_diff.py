@@ -295,6 +295,6 @@ def test_diff_as_json_and_bad_folders(served, framed, tmp_path):
     lines = (damaged / "predictions.jsonl").read_text().splitlines(keepends=True)
     (damaged / "predictions.jsonl").write_text("".join([*lines[:4], '{"sample_id": "q0\n', *lines[4:]]))
     refused = CliRunner().invoke(main, ["diff", str(served), str(damaged)])
-    assert refused.exit_code == 1 and "predictions.jsonl:5: cannot be read (damaged)" in refused.output
+    assert refused.exit_code == 1 and "predictions.jsonl:5: not JSON" in refused.output
     (damaged / "predictions.jsonl").write_text("".join(lines) + '{"sample_id": "q0')  # a kill mid-line
     assert diff_runs(served, damaged)["samples"]["shared"] == MCQ + 2

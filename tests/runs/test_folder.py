@@ -9,6 +9,7 @@ import pytest
 
 from vqakit.runner import EvalConfig, run_eval
 from vqakit.runs import PredictionLog, RunFolder, RunFolderError
+from vqakit.schema import Prediction
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +39,12 @@ def test_reading_leaves_a_cut_line_alone_and_the_writer_repairs_it(run, tmp_path
     assert len(RunFolder(copy).predictions()) == 6
     assert (copy / "predictions.jsonl").read_bytes() == raw
     log = PredictionLog(copy / "predictions.jsonl")
+    assert len(log.finished) == 6 and (copy / "predictions.jsonl").read_bytes() == raw  # opened only
+    log.append(Prediction(sample_id="next", method="random", choice=0))  # the next append removes it
     log.close()
-    assert len(log.finished) == 6 and (copy / "predictions.jsonl").read_bytes().endswith(b"}\n")
+    lines = (copy / "predictions.jsonl").read_bytes().splitlines(keepends=True)
+    assert b"cut-sho" not in lines[-2] and b'"next"' in lines[-1] and lines[-1].endswith(b"}\n")
+    assert b"".join(lines[:-1]) == raw[: raw.rindex(b"\n") + 1]  # every complete line kept as it was
 
 
 def test_not_a_run_folder(tmp_path):

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from vqakit.benchmarks import check_benchmark, load_benchmark
 from vqakit.cli import main
+from vqakit.files import OutFolderRefused
 from vqakit.runner import benchmark_hash
 from vqakit.studio import ReviewStore, apply_review, review_summary
 from vqakit.studio._review import DecisionBody, EditError
@@ -179,8 +180,9 @@ def test_apply_under_each_policy(tmp_path, store, policy, dropped, edited, unapp
 def test_apply_refuses_a_folder_in_use(tmp_path, store):
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "x").write_text("")
-    with pytest.raises(ValueError, match="not empty"):
+    with pytest.raises(OutFolderRefused, match="did not write"):
         apply_review("sample", tmp_path / "taken", "any", review_dir=store.folder)
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["x"]
 
 
 def test_review_commands_print_progress_agreement_and_apply(tmp_path, store):
@@ -226,7 +228,8 @@ def test_review_commands_print_progress_agreement_and_apply(tmp_path, store):
             str(store.folder),
         ],
     )
-    assert again.exit_code == 1 and "not empty" in again.output
+    assert again.exit_code == 0, again.output  # its own earlier output: written again, whole
+    assert yaml.safe_load((out / "benchmark.yaml").read_text())["review"]["policy"] == "all"
 
 
 def test_runs_opened_beside_a_benchmark_show_their_answers_and_filter_the_queue(tmp_path):

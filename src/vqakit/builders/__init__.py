@@ -11,6 +11,9 @@
   `builder_mcq_check`; a builder passes its own prompt names to keep its own wording.
 - `write_benchmark_folder`: card, samples, corpora and media, validated, then renamed into
   place; `prepare_media`: a build's media checked and placed before its first model step.
+- `check_benchmark_out`, `start_build`: the `--out` policy of every importer and builder (new,
+  empty, or written by the same command; never inside an input), checked before any work;
+  `set_aside_journal_lines`: a build journal's unreadable lines moved aside on request.
 - `InputError`, `read_records`, `list_videos`: inputs read with errors naming file and line.
 - `register_evidence`: what a system's builder used for a sample, shown to reviewers.
 """
@@ -18,7 +21,7 @@
 from vqakit.builders._checks import BLIND_PROMPT, CHECK_PROMPT, MCQCheck, blind_check, check_mcq
 from vqakit.builders._evidence import Evidence, EvidenceHook, EvidenceLine, evidence_hooks, register_evidence
 from vqakit.builders._inputs import VIDEO_SUFFIXES, InputError, list_videos, read_records
-from vqakit.builders._journal import BuildJournal
+from vqakit.builders._journal import BuildJournal, parse_call, set_aside_journal_lines
 from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
 from vqakit.builders._stages import (
     DropLog,
@@ -30,7 +33,13 @@ from vqakit.builders._stages import (
     write_stage_report,
 )
 from vqakit.builders._steps import ModelSteps, StepResult
-from vqakit.builders._writer import prepare_media, write_benchmark_folder
+from vqakit.builders._writer import (
+    check_benchmark_out,
+    prepare_media,
+    set_aside_build_journal,
+    start_build,
+    write_benchmark_folder,
+)
 
 __all__ = [
     "BLIND_PROMPT",
@@ -52,16 +61,21 @@ __all__ = [
     "StepResult",
     "balance_letters",
     "blind_check",
+    "check_benchmark_out",
     "check_mcq",
     "evidence_hooks",
     "letter_spread",
     "list_videos",
     "nothing_built",
+    "parse_call",
     "prepare_media",
     "read_records",
     "register_evidence",
     "seeded_random",
+    "set_aside_build_journal",
+    "set_aside_journal_lines",
     "stage_report",
+    "start_build",
     "write_benchmark_folder",
     "write_stage_report",
 ]

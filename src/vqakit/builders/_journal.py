@@ -3,8 +3,11 @@ it stopped.
 
 `calls.jsonl` holds one line per successful model step: its key (step, item and a hash of the
 exact request) and the validated result. A resumed build reuses it instead of asking the model
-again; failed steps are not recorded, so they are asked again. A last line cut short by a kill is
-ignored (and trimmed before the next append).
+again; failed steps are not recorded, so they are asked again. It is read with the one log
+reader (`vqakit.files.read_log`): a last line cut short by a kill is left out (and removed
+before the next append); a complete line that cannot be read stops the build with
+`BadLogLines` naming it, unless the user has it set aside first (`set_aside_journal_lines`,
+`--set-aside-bad-lines`): it is never dropped in silence.
 """
 
 from __future__ import annotations
@@ -14,18 +17,34 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import append_synced, complete_lines
+from vqakit.files import LogAppender, SetAside, json_object, read_log, require, set_aside_bad_lines
 
 CALLS = "calls.jsonl"
+
+
+def parse_call(line: bytes) -> dict[str, Any]:
+    """One line of calls.jsonl: exactly `{"key": step:item:hash, "result": ...}`."""
+    record = require(json_object(line), {"key": str})
+    if "result" not in record:
+        raise ValueError("result: missing")
+    if set(record) != {"key", "result"}:
+        raise ValueError(f"{sorted(set(record) - {'key', 'result'})[0]}: not a field of a journal line")
+    return record
+
+
+def set_aside_journal_lines(folder: Path) -> SetAside | None:
+    """Move the lines of `folder`'s calls.jsonl that cannot be read into
+    calls.set-aside.jsonl beside it (their steps are asked again); None when all read."""
+    return set_aside_bad_lines(folder / CALLS, parse_call)
 
 
 class BuildJournal:
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / CALLS
-        self.results: dict[str, Any] = {
-            record["key"]: record["result"] for record in complete_lines(self.path, json.loads)
-        }
+        contents = read_log(self.path, parse_call)
+        self.results: dict[str, Any] = {record["key"]: record["result"] for record in contents.checked()}
+        self._appender = LogAppender(contents)
         self.reused = 0  # steps answered from the journal in this run
 
     @staticmethod
@@ -43,6 +62,5 @@ class BuildJournal:
     def put(self, key: str, result: Any) -> None:
         if key in self.results:
             return
-        with open(self.path, "a", encoding="utf-8") as handle:
-            append_synced(handle, json.dumps({"key": key, "result": result}))
+        self._appender.append([json.dumps({"key": key, "result": result})])
         self.results[key] = result

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.builders._inputs import InputError
-from vqakit.files import append_synced, write_text_atomic
+from vqakit.files import LogAppender, LogContents, write_text_atomic
 
 DROPS = "drops.jsonl"
 
@@ -43,14 +43,14 @@ class DropLog:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("", encoding="utf-8")
+        path.write_text("", encoding="utf-8")  # this run's drops: the file is the run's output
         self.path = path
+        self._appender = LogAppender(LogContents(path))
         self.records: list[dict[str, str]] = []
 
     def add(self, stage: str, item: str, reason: str) -> None:
         record = {"stage": stage, "item": item, "reason": reason}
-        with open(self.path, "a", encoding="utf-8") as handle:
-            append_synced(handle, json.dumps(record))
+        self._appender.append([json.dumps(record)])
         self.records.append(record)
 
     def reasons(self, stage: str) -> dict[str, int]:

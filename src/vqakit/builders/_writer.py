@@ -10,11 +10,60 @@ from typing import Any
 import yaml
 
 from vqakit.builders._inputs import VIDEO_SUFFIXES
-from vqakit.files import place_media, refuse_links, staged_folder, write_text_atomic
+from vqakit.builders._journal import set_aside_journal_lines
+from vqakit.files import (
+    MARKER,
+    OutFolder,
+    SetAside,
+    check_out,
+    place_media,
+    read_marker,
+    refuse_links,
+    staged_folder,
+    write_marker,
+    write_text_atomic,
+)
 from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, BenchmarkError, load_folder
 from vqakit.video import VideoMediaChecker
 
 BUILD = "build"  # a builder's own folder inside its output: journal, report, placed media
+BENCHMARK_ENTRIES = (CARD, SAMPLES, "media", CLIPS.split("/")[0], MARKER)  # what writing one replaces
+
+
+def _built_before_markers(out: Path) -> bool:
+    """A builder's output made before folders carried a marker: it holds the build's journal."""
+    return (out / BUILD).is_dir() and read_marker(out) is None
+
+
+def check_benchmark_out(
+    out: str | Path, writer: str, *, inputs: Sequence[str | Path | None] = (), build: bool = False
+) -> OutFolder:
+    """`vqakit.files.check_out` for a benchmark folder written by `vqakit <writer>` (e.g.
+    "import table", "build egofact"): refused when it is or lies inside an input, holds an input
+    under the entries a benchmark folder's writing replaces, or exists, is not empty and was not
+    written by the same command (`build`: a builder's folder from before markers is its own)."""
+    legacy = _built_before_markers if build else None
+    return check_out(
+        out, writer, inputs=inputs, legacy=legacy, replaces=BENCHMARK_ENTRIES, kind="benchmark folder"
+    )
+
+
+def set_aside_build_journal(out: str | Path, writer: str) -> SetAside | None:
+    """`--set-aside-bad-lines` of a build verb: when `out` is the builder's own (checked as
+    `start_build` does), move its journal's unreadable lines into quarantine; what was moved."""
+    out = Path(out)
+    check_benchmark_out(out, writer, build=True)
+    return set_aside_journal_lines(out / BUILD)
+
+
+def start_build(out: str | Path, writer: str, inputs: Sequence[str | Path | None] = ()) -> None:
+    """Before a build's first step: check `out` (`check_benchmark_out`) and mark it as the
+    builder's, so that a build stopped half-way is resumed by the same command only."""
+    out = Path(out)
+    claimed = check_benchmark_out(out, writer, inputs=inputs, build=True)
+    if read_marker(out) is None:
+        out.mkdir(parents=True, exist_ok=True)
+        write_marker(out, writer, files=None if claimed.exists else [])
 
 
 def _jsonl(records: Sequence[Mapping[str, Any]]) -> str:
@@ -31,6 +80,7 @@ def write_benchmark_folder(
     media: Mapping[str, Path] | None = None,
     link_media: bool = False,
     open_media: bool = True,
+    writer: str,
 ) -> Benchmark:
     """Write the benchmark folder `out`: `media` ({path under media/: source file}; each source
     resolved to its real file and hard-linked, or copied; with `link_media` each video becomes a
@@ -43,11 +93,15 @@ def write_benchmark_folder(
     validates, so a failure leaves `out` as it was (nothing new on disk) and nothing is written
     through a symbolic link already in `out`. Entries of `out` not written here (a builder's
     `build/`) are kept; a file `out/media` placed by an earlier run is reused rather than copied
-    again. Raises `BenchmarkError` listing every problem, `InputError` for media that cannot be
-    placed."""
+    again. `writer`: the command writing it (e.g. "import table"): `out` must be new, empty or
+    written by the same command (`check_benchmark_out`; a builder marks it first: `start_build`);
+    the folder's marker records it and the files written, and files the earlier write did not
+    list are kept. Raises `BenchmarkError` listing every problem, `InputError` for media that
+    cannot be placed, `OutFolderRefused` for an `out` it may not write."""
     out = Path(out)
+    claimed = check_benchmark_out(out, writer)
     card = {**card, "linked_media": True} if link_media else dict(card)
-    with staged_folder(out) as stage:
+    with staged_folder(out, claimed, writer) as stage:
         videos = {n: s for n, s in (media or {}).items() if link_media and n.lower().endswith(VIDEO_SUFFIXES)}
         place_media(stage, {n: s for n, s in (media or {}).items() if n not in videos}, reuse=out)
         place_media(stage, videos, link=True)

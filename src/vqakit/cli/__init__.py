@@ -111,12 +111,12 @@ class _Group(_Verbs):
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
             from vqakit.benchmarks import BenchmarkNotFound
-            from vqakit.files import InputError, one_line
+            from vqakit.files import InputError, OutFolderRefused, one_line
             from vqakit.models import ModelSpecError
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
-            if isinstance(error, BenchmarkNotFound | ModelSpecError):  # a mistake in the command: exit 2
+            if isinstance(error, BenchmarkNotFound | ModelSpecError | OutFolderRefused):  # exit 2
                 raise click.UsageError(str(error), ctx=None) from None
             if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None

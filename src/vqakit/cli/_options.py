@@ -35,6 +35,41 @@ def concurrency_option(command: Callable) -> Callable:
     return click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)(command)
 
 
+def set_aside_option(command: Callable) -> Callable:
+    """`--set-aside-bad-lines`: the same option on every verb that reads logs (runs' predictions,
+    judgments and batch journals, a build's journal). Without it a complete line that cannot be
+    read stops the verb (exit 1) naming each FILE:LINE and why."""
+    return click.option(
+        "--set-aside-bad-lines",
+        "set_aside_bad_lines",
+        is_flag=True,
+        help="Move log lines that cannot be read (damaged, or edited by hand) into NAME.set-aside.jsonl "
+        "beside their log, where they are kept, listed and counted in results.json, and go on without "
+        "them. Without it such a line stops the command, naming each FILE:LINE.",
+    )(command)
+
+
+def set_aside_journal(out: Any, writer: str) -> None:
+    """A build verb's `--set-aside-bad-lines`: its journal's unreadable lines moved aside, said."""
+    from vqakit.builders import set_aside_build_journal
+
+    moved = set_aside_build_journal(out, writer)
+    if moved is not None:
+        click.echo(str(moved), err=True)
+
+
+def set_aside_line(folder: Any, results: dict[str, Any]) -> None:
+    """Say on stderr how many lines of a run's logs are set aside (results.json `set_aside`)."""
+    counts = results.get("set_aside") or {}
+    if counts:
+        listed = ", ".join(f"{name} {count}" for name, count in counts.items())
+        click.echo(
+            f"{folder}: {sum(counts.values())} unreadable log line(s) set aside ({listed}), left out of "
+            "these results; they are kept in the run folder's *.set-aside.jsonl files",
+            err=True,
+        )
+
+
 def engine_options(command: Callable) -> Callable:
     """`--engine local|ray` and `--ray-address`, for the commands whose model calls can run on a
     Ray cluster (the builders' model steps)."""

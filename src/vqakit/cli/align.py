@@ -86,8 +86,14 @@ def align(
     empty) and a plot of recap time against movie time.
     """
     from vqakit.extras import require_extra
-    from vqakit.systems.movierecapsqa.align import AlignSettings, align_recap, write_alignment
+    from vqakit.systems.movierecapsqa.align import (
+        AlignSettings,
+        align_recap,
+        check_alignment_out,
+        write_alignment,
+    )
 
+    check_alignment_out(out, recap, movie)  # before any work: exit 2, nothing written
     require_extra("scenes", "vqakit align")
     require_extra("hf", "the clip: image embedder")
     settings = AlignSettings(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option, engine_options
+from vqakit.cli._options import concurrency_option, engine_options, set_aside_journal, set_aside_option
 from vqakit.cli._progress import progress, stage_printer
 
 
@@ -46,6 +46,7 @@ from vqakit.cli._progress import progress, stage_printer
 @click.option("--passage-threshold", type=click.FloatRange(-1, 1), default=0.5, show_default=True)
 @concurrency_option
 @engine_options
+@set_aside_option
 @click.option("--seed", type=int, default=0, show_default=True)
 def egofact(
     videos: Path,
@@ -66,6 +67,7 @@ def egofact(
     engine: str,
     ray_address: str | None,
     seed: int,
+    set_aside_bad_lines: bool,
 ) -> None:
     """EgoFact-style multi-hop questions from egocentric videos, event annotations and how-to
     passages (steps 1-9). Rerunning the same command reuses every model step already done."""
@@ -80,6 +82,8 @@ def egofact(
         seed=seed,
         name=name,
     )
+    if set_aside_bad_lines:
+        set_aside_journal(out, "build egofact")
     try:
         with progress() as update:
             outcome = build_egofact_from_specs(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option, engine_options
+from vqakit.cli._options import concurrency_option, engine_options, set_aside_journal, set_aside_option
 from vqakit.cli._progress import progress, stage_printer
 
 FORMATS = ("auto", "youcook2", "hirest", "goalstep", "keystep", "table")
@@ -76,6 +76,7 @@ def _granularities(ctx: click.Context, param: click.Parameter, value: str) -> tu
 )
 @concurrency_option
 @engine_options
+@set_aside_option
 @click.option("--seed", type=int, default=0, show_default=True)
 def instructionbench(
     annotations: tuple[Path, ...],
@@ -93,6 +94,7 @@ def instructionbench(
     engine: str,
     ray_address: str | None,
     seed: int,
+    set_aside_bad_lines: bool,
 ) -> None:
     """InstructionBench-style open-ended and five-option questions from step-annotated videos:
     import, trim, write, filter (blind, hallucination, tricky, unspecific) and verify options.
@@ -117,6 +119,8 @@ def instructionbench(
         seed=seed,
         name=name,
     )
+    if set_aside_bad_lines:
+        set_aside_journal(out, "build instructionbench")
     try:
         with progress() as update:
             outcome = build_instructionbench_from_specs(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from vqakit.cli._options import concurrency_option, engine_options
+from vqakit.cli._options import concurrency_option, engine_options, set_aside_journal, set_aside_option
 from vqakit.cli._progress import progress, stage_printer
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -48,6 +48,7 @@ _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 @click.option("--description-frames", type=click.IntRange(1), default=4, show_default=True)
 @concurrency_option
 @engine_options
+@set_aside_option
 def movierecapsqa(
     manifest: Path | None,
     recap: Path | None,
@@ -70,6 +71,7 @@ def movierecapsqa(
     concurrency: int,
     engine: str,
     ray_address: str | None,
+    set_aside_bad_lines: bool,
 ) -> None:
     """MovieRecapsQA-style open-ended questions from recap videos: scene segments, alignment to
     the movie, atomic facts, questions, simplification and labels. Writes OUT/tables/ (the
@@ -120,6 +122,8 @@ def movierecapsqa(
                 )
             ]  # type: ignore[arg-type]
         )
+        if set_aside_bad_lines:
+            set_aside_journal(out, "build movierecapsqa")
         with progress() as update:
             outcome = build_movierecapsqa_from_specs(
                 recaps,

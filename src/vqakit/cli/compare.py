@@ -7,12 +7,15 @@ from pathlib import Path
 
 import click
 
+from vqakit.cli._options import set_aside_option
+
 
 @click.command()
 @click.argument("run_a", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("run_b", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
+@set_aside_option
+def compare(run_a: Path, run_b: Path, as_json: bool, set_aside_bad_lines: bool) -> None:
     """Paired comparison of two runs over the same benchmark, per kind of sample and per group.
 
     Prints MCQ accuracy and open-ended accuracy (each apart, as `vqakit eval` defines them) of A
@@ -28,7 +31,12 @@ def compare(run_a: Path, run_b: Path, as_json: bool) -> None:
     from vqakit.scoring import number_text
 
     try:
-        result = compare_run_folders(run_a, run_b)
+        result = compare_run_folders(
+            run_a,
+            run_b,
+            set_aside_bad_lines=set_aside_bad_lines,
+            on_note=lambda note: click.echo(note, err=True),
+        )
     except ValueError as error:
         raise click.ClickException(str(error)) from None
     if as_json:

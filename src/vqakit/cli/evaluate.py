@@ -15,6 +15,8 @@ from vqakit.cli._options import (
     judge_batch_options,
     judge_batch_settings,
     method_options,
+    set_aside_line,
+    set_aside_option,
     settings_from,
 )
 from vqakit.cli._progress import progress
@@ -183,8 +185,16 @@ class _MethodOption(click.Option):
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
 )
+@set_aside_option
 @method_options
-def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, **arguments: Any) -> None:
+def evaluate(
+    bench: str,
+    out: Path | None,
+    new_run: bool,
+    group_by: str | None,
+    set_aside_bad_lines: bool,
+    **arguments: Any,
+) -> None:
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
@@ -204,6 +214,7 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
         def done(config: Any, outcome: Any) -> None:
             display.close()  # the bar goes before the summary line is printed
             click.echo(accuracy_line(config.method, outcome))
+            set_aside_line(outcome.folder, outcome.results)
 
         try:
             outcomes = evaluate(
@@ -216,6 +227,7 @@ def evaluate(bench: str, out: Path | None, new_run: bool, group_by: str | None, 
                     seen.done, seen.total, seen.errors, None, seen.not_applicable
                 ),
                 on_done=done,
+                set_aside_bad_lines=set_aside_bad_lines,
             )
         except (MethodSetupError, RunSetupError, MissingExtra) as error:
             raise click.UsageError(str(error)) from None

@@ -6,6 +6,17 @@ from pathlib import Path
 
 import click
 
+from vqakit.cli._options import set_aside_option
+
+
+def _checked(folders: tuple[Path, ...], set_aside_bad_lines: bool) -> None:
+    """Each run's logs read whole, or set aside on request (`runner.checked_runs`)."""
+    from vqakit.runner import checked_runs
+
+    checked_runs(
+        list(folders), set_aside_bad_lines=set_aside_bad_lines, on_note=lambda n: click.echo(n, err=True)
+    )
+
 
 @click.command()
 @click.argument("folder", required=False, default="runs", type=click.Path(file_okay=False, path_type=Path))
@@ -97,7 +108,8 @@ def _submission(folder: Path, fmt: str, out: Path | None) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the table here (default: print); a submission goes beside the run by default.",
 )
-def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
+@set_aside_option
+def export(folders: tuple[Path, ...], fmt: str, out: Path | None, set_aside_bad_lines: bool) -> None:
     """Write the results of run FOLDERS as one table: a row per run and number (the headline
     numbers, overall where defined, each group key of each accuracy), named in `measure`, with
     n, the value, its 95% interval, the kind of interval (`interval`: e.g. cluster bootstrap)
@@ -107,6 +119,7 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
     from vqakit.report import format_rows, result_rows
     from vqakit.runs import RunFolderError
 
+    _checked(folders, set_aside_bad_lines)
     if fmt not in TABLE_FORMATS:
         if len(folders) != 1:
             raise click.UsageError(f"--format {fmt} writes one run's answers: give one run folder")
@@ -160,6 +173,7 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None) -> None:
 @click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here (default: print)."
 )
+@set_aside_option
 def table(
     folders: tuple[Path, ...],
     group: str | None,
@@ -168,6 +182,7 @@ def table(
     each_person: bool,
     intervals: bool,
     out: Path | None,
+    set_aside_bad_lines: bool,
 ) -> None:
     """Lay several runs out as one table, as in a paper: a row per run (its method and model);
     accuracies in percent. Without --by, the benchmark's own table where its card declares one
@@ -188,6 +203,7 @@ def table(
     )
     from vqakit.runs import RunFolderError
 
+    _checked(folders, set_aside_bad_lines)
     notes: list[str] = []
     try:
         if group is None:

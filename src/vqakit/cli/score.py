@@ -6,12 +6,15 @@ from pathlib import Path
 
 import click
 
+from vqakit.cli._options import set_aside_line, set_aside_option
+
 
 @click.command()
 @click.argument(
     "folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path)
 )
-def score(folders: tuple[Path, ...]) -> None:
+@set_aside_option
+def score(folders: tuple[Path, ...], set_aside_bad_lines: bool) -> None:
     """Score each run in FOLDERS again from its predictions: the run's judges grade what they
     have not graded, then scores.jsonl, results.json and report.html are rewritten. This is how
     a participant's run from `vqakit studio` is scored before they answered every question. Exits 1
@@ -23,7 +26,11 @@ def score(folders: tuple[Path, ...]) -> None:
     failed = False
     for folder in folders:
         try:
-            results = score_run(folder)
+            results = score_run(
+                folder,
+                on_note=lambda note: click.echo(note, err=True),
+                set_aside_bad_lines=set_aside_bad_lines,
+            )
         except (RunFolderError, RunLockedError, RunSetupError) as error:
             raise click.ClickException(str(error)) from None
         mcq = results.get("mcq") or {}
@@ -34,6 +41,7 @@ def score(folders: tuple[Path, ...]) -> None:
         if open_ended.get("n"):
             parts.append(f"open-ended {100 * open_ended['accuracy']:.1f}% on {open_ended['n']} judged")
         click.echo(f"{folder}: {', '.join(parts) or 'nothing scored'}")
+        set_aside_line(folder, results)
         judges_failed = errors_text([results], judges_only=True)
         if judges_failed:
             click.echo(f"{folder}: {judges_failed}", err=True)

@@ -1,10 +1,16 @@
 """The lowest layer: files on disk that survive kills, safe names, one hardened reader for every
 input a user gives, and safe placement of media.
 
-Writing (`_atomic`): `write_atomic` / `write_text_atomic` replace a file in one rename;
-`append_synced` / `complete_lines` keep append-only JSONL whole across kills. `cache_folder` is
-where the caches live (responses, frames). `slug` makes a
-file-name part.
+Writing (`_atomic`): `write_atomic` / `write_text_atomic` replace a file in one rename.
+`cache_folder` is where the caches live (responses, frames). `slug` makes a file-name part.
+
+Append-only JSONL logs (`_logs`: predictions, judgments, batch and build journals, answers), one
+reader and one policy: `read_log(path, parse) -> LogContents` (records, and the (line, reason)
+of every complete line that cannot be read); `LogContents.checked()` raises `BadLogLines` (an
+`InputError` naming each FILE:LINE) when there are any; `LogAppender` appends whole synced lines
+and is the only code that removes a torn last line; `set_aside_bad_lines` moves unreadable lines
+into `<name>.set-aside.jsonl` beside the log when the user asks (`--set-aside-bad-lines`);
+`set_aside_counts` counts them. No code path deletes or truncates a complete line.
 
 Reading user inputs (every importer, loader and label map goes through these):
 
@@ -34,12 +40,18 @@ and hosts sharing a network file system, read and write (WAL locally, the rollba
 network file system); `on_network_filesystem` tells which. `template_cache` keeps the pages'
 compiled Jinja2 templates in the cache folder, where it is private.
 
+Output folders (`_outputs`), the one policy of every command that writes a folder:
+`check_out(out, writer, inputs=..., legacy=..., replaces=...)` refuses (`OutFolderRefused`, exit
+2) an `--out` inside an input, holding an input it could delete, or existing and not written by
+the same command (its `MARKER`, `.vqakit-output.json`, says who wrote it and which files);
+`staged_folder(out, claimed, writer)` writes the marker and keeps the user's other files.
+
 Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links`,
 `link_or_copy` (a hard link, or a copy across file systems), `staged_folder` (write a folder in
 a fresh temporary folder beside it, then rename into place).
 """
 
-from vqakit.files._atomic import append_synced, complete_lines, write_atomic, write_text_atomic
+from vqakit.files._atomic import write_atomic, write_text_atomic
 from vqakit.files._cache import cache_folder
 from vqakit.files._decode import (
     LINE_BREAK,
@@ -52,6 +64,23 @@ from vqakit.files._decode import (
 )
 from vqakit.files._gc import collector_paused
 from vqakit.files._json import JSONError, parse_json, read_json
+from vqakit.files._logs import (
+    SET_ASIDE_OPTION,
+    BadLogLines,
+    LogAppender,
+    LogContents,
+    Parser,
+    SetAside,
+    is_set_aside_file,
+    json_object,
+    line_problem,
+    read_log,
+    require,
+    set_aside_bad_lines,
+    set_aside_counts,
+    set_aside_path,
+    sync_folder,
+)
 from vqakit.files._media import (
     MediaPlan,
     link_or_copy,
@@ -62,6 +91,18 @@ from vqakit.files._media import (
     staged_folder,
 )
 from vqakit.files._names import slug
+from vqakit.files._outputs import (
+    IGNORED,
+    MARKER,
+    OutFolder,
+    OutFolderRefused,
+    check_out,
+    is_listing_folder,
+    owned_files,
+    read_marker,
+    write_marker,
+    writing_folder,
+)
 from vqakit.files._problems import InputError, InputProblem, last_read, note_read, one_line, reading
 from vqakit.files._sqlite import on_network_filesystem, open_shared_database
 from vqakit.files._tables import (
@@ -82,35 +123,49 @@ from vqakit.files._values import MAX_DEPTH, Unusable, UnusableValueError, find_u
 from vqakit.files._yaml import parse_yaml, read_yaml, yaml_error_line
 
 __all__ = [
+    "IGNORED",
     "LINE_BREAK",
+    "MARKER",
     "MAX_DEPTH",
+    "SET_ASIDE_OPTION",
     "TABLE_FORMATS",
+    "BadLogLines",
     "InputError",
     "InputProblem",
     "JSONError",
+    "LogAppender",
+    "LogContents",
     "MediaPlan",
+    "OutFolder",
+    "OutFolderRefused",
+    "Parser",
     "Record",
     "Row",
+    "SetAside",
     "Table",
     "TableFormat",
     "Unusable",
     "UnusableValueError",
-    "append_synced",
     "bad_byte",
     "cache_folder",
+    "check_out",
     "collector_paused",
-    "complete_lines",
     "decode",
     "find_bad_byte",
     "find_unusable",
+    "is_listing_folder",
+    "is_set_aside_file",
+    "json_object",
     "json_records",
     "last_read",
+    "line_problem",
     "link_or_copy",
     "media_name_problem",
     "note_read",
     "on_network_filesystem",
     "one_line",
     "open_shared_database",
+    "owned_files",
     "parse_json",
     "parse_rows",
     "parse_table",
@@ -118,6 +173,8 @@ __all__ = [
     "place_media",
     "read_bytes",
     "read_json",
+    "read_log",
+    "read_marker",
     "read_rows",
     "read_table",
     "read_text",
@@ -125,13 +182,20 @@ __all__ = [
     "reading",
     "real_file",
     "refuse_links",
+    "require",
+    "set_aside_bad_lines",
+    "set_aside_counts",
+    "set_aside_path",
     "slug",
     "sniff_format",
     "split_lines",
     "staged_folder",
+    "sync_folder",
     "template_cache",
     "text_problem",
     "write_atomic",
+    "write_marker",
     "write_text_atomic",
+    "writing_folder",
     "yaml_error_line",
 ]

@@ -11,6 +11,9 @@
 - `staged_folder(out)`: a fresh temporary folder beside `out` that the caller fills; when the
   block ends without an error its entries replace those of `out` by renames (links already in
   `out` are renamed, never followed), else it is removed: nothing is left behind by a failure.
+  Given the `OutFolder` that `check_out` accepted, it also writes the marker of the command
+  (listing the files written) and carries over the user's files found under the entries it
+  replaces (`vqakit.files._outputs`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
+from vqakit.files._outputs import OutFolder, carry_foreign_files, owned_files, write_marker
 from vqakit.files._problems import InputError
 
 
@@ -178,11 +182,16 @@ def _folder_mode() -> int:
 
 
 @contextmanager
-def staged_folder(out: str | Path) -> Iterator[Path]:
+def staged_folder(
+    out: str | Path, claimed: OutFolder | None = None, writer: str | None = None
+) -> Iterator[Path]:
     """A fresh folder beside `out` to write into; on success each of its entries replaces the
     entry of that name in `out` (created when missing: then the whole folder is renamed into
     place at once), and entries of `out` not written are kept. On any error the staged folder
-    is removed and `out` is as it was."""
+    is removed and `out` is as it was. With `claimed` (what `check_out` accepted for `writer`):
+    the marker of `vqakit <writer>` listing the files staged is written with them, and files
+    of `out` the earlier write did not list are carried into the new entries (or the write is
+    refused, `OutFolderRefused`, when it would replace one)."""
     out = Path(out)
     if out.is_symlink():
         out = out.resolve()
@@ -193,6 +202,10 @@ def staged_folder(out: str | Path) -> Iterator[Path]:
     try:
         os.chmod(stage, _folder_mode())
         yield stage
+        if writer is not None:
+            write_marker(stage, writer, owned_files(stage))
+            if claimed is not None:
+                carry_foreign_files(claimed, stage, f"vqakit {writer}")
         if not out.exists():
             os.rename(stage, out)
             return

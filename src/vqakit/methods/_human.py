@@ -17,8 +17,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from vqakit.files import complete_lines
+from vqakit.files import read_log
 from vqakit.methods._registry import MethodContext, method
+from vqakit.runs import register_run_log
 from vqakit.schema import Prediction, Protocol, Sample
 from vqakit.scoring import LETTERS
 
@@ -61,6 +62,14 @@ class HumanAnswer(BaseModel):
     prompt: str | None = None  # the text shown: question, options, subtitles
 
 
+def parse_answer(line: bytes) -> HumanAnswer:
+    """One line of answers.jsonl (ValueError naming the fields that are wrong)."""
+    return HumanAnswer.model_validate_json(line)
+
+
+register_run_log(HUMAN_ANSWERS, parse_answer)
+
+
 def prediction_from_answer(sample: Sample, answer: HumanAnswer) -> Prediction:
     """The prediction of one answer: an MCQ's chosen option (its letter as the reply), or the
     typed text; written reasoning is the prediction's separate reasoning text."""
@@ -86,9 +95,10 @@ def prediction_from_answer(sample: Sample, answer: HumanAnswer) -> Prediction:
 
 
 def read_answers(path: Path) -> dict[str, HumanAnswer]:
-    """Each sample's answer in an answers.jsonl (the first one: an answer is final)."""
+    """Each sample's answer in an answers.jsonl (the first one: an answer is final);
+    `BadLogLines` naming each line that cannot be read."""
     found: dict[str, HumanAnswer] = {}
-    for answer in complete_lines(path, HumanAnswer.model_validate_json, repair=False):
+    for answer in read_log(path, parse_answer).checked():
         found.setdefault(answer.sample_id, answer)
     return found
 

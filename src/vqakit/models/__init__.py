@@ -4,7 +4,7 @@ structured output. Heavy SDKs are imported only by the backend that needs them."
 from vqakit.models._backends import BackendInfo, backend_info, backends, find_backend, register_backend
 from vqakit.models._batch import PENDING as BATCH_PENDING
 from vqakit.models._batch import Batcher, BatchingModel, deferred_calls
-from vqakit.models._batch_journal import BatchJournal
+from vqakit.models._batch_journal import BatchJournal, StoredReply, parse_batch_event, parse_batch_reply
 from vqakit.models._cache import ResponseCache, cache_key, default_cache_path
 from vqakit.models._check import check_model_spec
 from vqakit.models._detect import Detection, OpenVocabDetector, keep_detections
@@ -79,6 +79,7 @@ __all__ = [
     "ResponseCache",
     "RetryEvent",
     "RetryPolicy",
+    "StoredReply",
     "Text",
     "TextEmbedder",
     "Usage",
@@ -101,6 +102,8 @@ __all__ = [
     "is_api_text_embedder",
     "jpeg_encoder",
     "keep_detections",
+    "parse_batch_event",
+    "parse_batch_reply",
     "parse_json_lenient",
     "parse_model_spec",
     "parse_retry_after",

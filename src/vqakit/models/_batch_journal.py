@@ -19,6 +19,10 @@ upload and the journal line) is looked up at the provider before its requests ar
 again (`Batcher.submit`). Failed replies are kept for this process only: a rerun asks for them
 again, as a rerun retries failed calls without batches. Nothing here holds a key: request
 bodies carry none (the key travels in headers) and messages are redacted.
+
+Both files are read with the one log reader (`vqakit.files.read_log`, with `parse_batch_event`
+and `parse_batch_reply`): a line that cannot be read refuses the journal (`BadLogLines`) rather
+than losing a batch that was paid for; a torn last line is removed by the next append.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import append_synced, complete_lines
+from vqakit.files import LogAppender, json_object, read_log, require
 from vqakit.models._messages import CallError, Completion, Usage
 from vqakit.models._secrets import redact_secrets
 
@@ -108,10 +112,85 @@ def _record(completion: Completion) -> dict[str, Any]:
     return data
 
 
+_NUMBER = (int, float)
+# each event of the journal: (required fields and their types, optional ones)
+_EVENTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "intent": (
+        {"intent": str, "digest": str, "provider": str, "model": str, "keys": list, "at": _NUMBER},
+        {"requests": int},
+    ),
+    "submitted": (
+        {"batch": str, "provider": str, "model": str, "keys": list},
+        {"intent": (str, type(None)), "requests": int, "at": _NUMBER, "found": bool},
+    ),
+    "unsent": ({"intent": str}, {"why": str, "at": _NUMBER}),
+    "ended": ({"batch": str}, {"status": str, "answered": int, "errors": int, "at": _NUMBER}),
+}
+
+
+def parse_batch_event(line: bytes) -> dict[str, Any]:
+    """One line of the batch journal, checked: a known event with its fields and their types,
+    and nothing else (ValueError naming what is wrong)."""
+    record = require(json_object(line), {"event": str})
+    if record["event"] not in _EVENTS:
+        raise ValueError(f"event: {record['event']!r} is not one of {', '.join(_EVENTS)}")
+    needed, optional = _EVENTS[record["event"]]
+    require(record, needed)
+    require(record, {key: kind for key, kind in optional.items() if key in record})
+    unknown = sorted(set(record) - {"event", *needed, *optional})
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a field of a {record['event']!r} event")
+    if not all(isinstance(key, str) for key in record.get("keys", [])):
+        raise ValueError("keys: not a list of strings")
+    return record
+
+
+@dataclass(frozen=True)
+class StoredReply:
+    """One line of the replies file: a request's reply from a batch, or its rejection."""
+
+    key: str
+    batch: str | None
+    completion: Completion | None  # None for a rejection
+    rejected: bool = False
+
+
+def parse_batch_reply(line: bytes) -> StoredReply:
+    """One line of the replies file, checked (ValueError naming what is wrong)."""
+    record = require(json_object(line), {"key": str, "batch": (str, type(None))})
+    if record.get("rejected") is True and set(record) == {"key", "batch", "rejected"}:
+        return StoredReply(record["key"], record["batch"], None, rejected=True)
+    require(record, {"completion": dict})
+    unknown = sorted(set(record) - {"key", "batch", "completion"})
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a field of a reply line")
+    return StoredReply(record["key"], record["batch"], _completion(record["completion"]))
+
+
 def _completion(data: dict[str, Any]) -> Completion:
+    """A stored completion back as one (ValueError for fields it does not have or types it
+    cannot hold)."""
+    require(data, {"model": str})
+    optional = {"text": (str, type(None)), "reasoning": (str, type(None)), "usage": (dict, type(None)),
+                "latency_s": (int, float), "finish_reason": (str, type(None)),
+                "error": (dict, type(None)), "cached": bool, "attempts": int}  # fmt: skip
+    require(data, {key: kind for key, kind in optional.items() if key in data})
+    unknown = sorted(set(data) - {"model", *optional})
+    if unknown:
+        raise ValueError(f"completion.{unknown[0]}: not a field of a completion")
     data = dict(data)
-    data["usage"] = Usage(**data.get("usage") or {})
-    data["error"] = CallError(**data["error"]) if data.get("error") else None
+    usage = data.get("usage") or {}
+    if not all(key in ("input_tokens", "output_tokens", "reasoning_tokens") and isinstance(value, int)
+               for key, value in usage.items()):  # fmt: skip
+        raise ValueError("completion.usage: not token counts")
+    data["usage"] = Usage(**usage)
+    if data.get("error"):
+        require(data["error"], {"type": str, "message": str})
+        if set(data["error"]) != {"type", "message"}:
+            raise ValueError("completion.error: fields other than type and message")
+        data["error"] = CallError(**data["error"])
+    else:
+        data["error"] = None
     return Completion(**data)
 
 
@@ -125,7 +204,10 @@ class BatchJournal:
         self._ended: set[str] = set()
         self._answers: dict[str, Completion] = {}
         self._in_flight: dict[str, str] = {}  # request key -> batch id, for batches not ended
-        for event in complete_lines(journal, json.loads):
+        events = read_log(journal, parse_batch_event)
+        replies = read_log(results, parse_batch_reply)
+        self._appenders = {journal: LogAppender(events), results: LogAppender(replies)}
+        for event in events.checked():
             if event.get("event") == "intent":
                 self._intents[event["intent"]] = Intent(
                     event["intent"],
@@ -149,11 +231,11 @@ class BatchJournal:
                 self._intents.pop(event["intent"], None)
             elif event.get("event") == "ended":
                 self._ended.add(event["batch"])
-        for line in complete_lines(results, json.loads):
-            if "rejected" in line:  # a reply its caller's check refused: a new process asks again
-                self._answers.pop(line["key"], None)
-            elif not line["completion"].get("error"):  # failures are asked again by a new process
-                self._answers[line["key"]] = _completion(line["completion"])
+        for reply in replies.checked():
+            if reply.rejected:  # a reply its caller's check refused: a new process asks again
+                self._answers.pop(reply.key, None)
+            elif reply.completion is not None and reply.completion.error is None:
+                self._answers[reply.key] = reply.completion  # failures are asked again by a new process
         for batch in self.outstanding():
             self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
 
@@ -185,13 +267,13 @@ class BatchJournal:
             "keys": list(intent.keys),
             "at": intent.at,
         }
-        self._append(self.journal_path, json.dumps(event))
+        self._append(self.journal_path, [json.dumps(event)])
         self._intents[intent.id] = intent
 
     def add_unsent(self, intent: Intent, why: str) -> None:
         """The provider has no batch of this intent (refused, or not found when looked up)."""
         event = {"event": "unsent", "intent": intent.id, "why": redact_secrets(why), "at": time.time()}
-        self._append(self.journal_path, json.dumps(event))
+        self._append(self.journal_path, [json.dumps(event)])
         self._intents.pop(intent.id, None)
 
     def add_submitted(self, batch: SubmittedBatch, *, found: bool = False) -> None:
@@ -209,7 +291,7 @@ class BatchJournal:
         }
         if found:
             event["found"] = True
-        self._append(self.journal_path, json.dumps(event))
+        self._append(self.journal_path, [json.dumps(event)])
         self.submitted[batch.id] = batch
         self._intents.pop(batch.intent or "", None)
         self._in_flight.update(dict.fromkeys(batch.keys, batch.id))
@@ -222,7 +304,7 @@ class BatchJournal:
             for key, completion in completions.items()
         ]
         if lines:
-            self._append(self.results_path, "\n".join(lines))
+            self._append(self.results_path, lines)
         self._answers.update(completions)
         if batch_id is None:
             return
@@ -235,7 +317,7 @@ class BatchJournal:
             "errors": errors,
             "at": time.time(),
         }
-        self._append(self.journal_path, json.dumps(event))
+        self._append(self.journal_path, [json.dumps(event)])
         self._ended.add(batch_id)
         for key in self.submitted[batch_id].keys:
             self._in_flight.pop(key, None)
@@ -243,11 +325,8 @@ class BatchJournal:
     def reject(self, key: str) -> None:
         """A stored reply its caller's check refused (a judge's reply without a verdict): this
         process keeps answering with it, a new one asks for it again."""
-        self._append(self.results_path, json.dumps({"key": key, "batch": None, "rejected": True}))
+        self._append(self.results_path, [json.dumps({"key": key, "batch": None, "rejected": True})])
 
-    @staticmethod
-    def _append(path: Path, lines: str) -> None:
+    def _append(self, path: Path, lines: list[str]) -> None:
         """Whole lines, made durable with one sync."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as handle:
-            append_synced(handle, lines)
+        self._appenders[path].append(lines)

@@ -19,7 +19,7 @@ from vqakit.runner._run import (
     run_eval,
 )
 from vqakit.runner._saved import RunConfigError
-from vqakit.runner._score import report_run, saved_config, score_run
+from vqakit.runner._score import checked_runs, report_run, saved_config, score_run
 from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run, run_judges
 from vqakit.runner._sweep import SWEEPABLE, expand_values, run_sweep, swept_accuracy
@@ -40,6 +40,7 @@ __all__ = [
     "RunSetupError",
     "benchmark_hash",
     "check_run",
+    "checked_runs",
     "compare_run_folders",
     "default_run_folder",
     "diff_lines",

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from vqakit.benchmarks import load_benchmark
+from vqakit.runner._score import checked_runs
 from vqakit.runs import RunFolder
 from vqakit.scoring import compare_runs, headline_of
 
 
-def compare_run_folders(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
+def compare_run_folders(
+    run_a: str | Path,
+    run_b: str | Path,
+    *,
+    set_aside_bad_lines: bool = False,
+    on_note: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """`scoring.compare_runs` on two run folders (they must share the benchmark data), with
-    the judge scores of both runs' headlines beside it (`scores`)."""
+    the judge scores of both runs' headlines beside it (`scores`). Their logs are checked first
+    (`checked_runs`: `BadLogLines`, or set aside and the run reported again)."""
+    checked_runs([run_a, run_b], set_aside_bad_lines=set_aside_bad_lines, on_note=on_note)
     a, b = RunFolder(run_a), RunFolder(run_b)
     if a.config.get("benchmark_hash") != b.config.get("benchmark_hash"):
         raise ValueError("the runs were made on different benchmark data (benchmark_hash differs)")

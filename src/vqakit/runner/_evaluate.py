@@ -82,8 +82,10 @@ def evaluate(
     on_start: Callable[[EvalConfig, Path], None] | None = None,
     on_progress: Callable[[RunProgress], None] | None = None,
     on_done: Callable[[EvalConfig, RunOutcome], None] | None = None,
+    set_aside_bad_lines: bool = False,
 ) -> list[RunOutcome]:
-    """Make every run of `plan_eval` in turn (each resumable), reporting as they go."""
+    """Make every run of `plan_eval` in turn (each resumable), reporting as they go
+    (`set_aside_bad_lines`: see `run_eval`)."""
     plan = plan_eval(settings, out)
     if on_notes and plan.notes:
         on_notes(plan.notes)
@@ -93,7 +95,13 @@ def evaluate(
         if on_start:
             on_start(config, folder)
         outcome = run_eval(
-            config, folder, new_run=new_run, on_progress=on_progress, on_note=note, benchmark=plan.benchmark
+            config,
+            folder,
+            new_run=new_run,
+            on_progress=on_progress,
+            on_note=note,
+            benchmark=plan.benchmark,
+            set_aside_bad_lines=set_aside_bad_lines,
         )
         outcomes.append(outcome)
         if on_done:

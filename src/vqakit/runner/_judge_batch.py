@@ -16,19 +16,17 @@ folder, its judges' pass uses them even without `--judge-batch`, so what was pai
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import complete_lines
+from vqakit.files import read_log
+from vqakit.models import parse_batch_event
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._second_pass import run_judges
-from vqakit.runs import JudgmentLog
+from vqakit.runs import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, JudgmentLog
 from vqakit.schema import Prediction, Sample
 
-JUDGE_BATCHES = "judge_batches.jsonl"  # the journal: batches submitted and ended
-JUDGE_BATCH_RESULTS = "judge_batch_results.jsonl"  # their replies, by request key
 MAX_ROUNDS = 25  # a judge that keeps making new calls is stopped here (none takes more than a few)
 
 
@@ -38,7 +36,7 @@ def outstanding_batches(folder: Path) -> list[str]:
     `submitted` or `unsent` line): the provider may hold it, so the next pass looks it up there
     instead of asking the same questions again."""
     submitted, ended, intents, settled = [], set(), [], set()
-    for event in complete_lines(folder / JUDGE_BATCHES, json.loads, repair=False):
+    for event in read_log(folder / JUDGE_BATCHES, parse_batch_event).checked():
         kind = event.get("event")
         if kind == "submitted":
             submitted.append(event["batch"])

@@ -1,8 +1,10 @@
 """Run a method over a benchmark into a run folder that survives being killed at any moment.
 
 The folder's files are described in `vqakit.runs`. Resume: the same command on the same folder
-skips samples already in predictions.jsonl. A line cut short by a kill is dropped on restart (it
-is the only line that can be partial, since each line is written with one call and synced). A
+skips samples already in predictions.jsonl. A line cut short by a kill is removed by the next
+append (it is the only line that can be partial, since each line is written with one call and
+synced); a complete line that cannot be read stops the run before anything is written
+(`BadLogLines`), unless it is set aside on request (`set_aside_bad_lines`). A
 changed config is refused with a diff of the two configs unless `new_run=True`, which starts a
 fresh folder beside it. Everything a run needs (method, options, judges) is checked before the
 folder is written.
@@ -44,6 +46,8 @@ from vqakit.runs import (
     RESULTS,
     JudgmentLog,
     PredictionLog,
+    check_run_out,
+    checked_run_logs,
     read_predictions,
 )
 from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
@@ -179,20 +183,28 @@ def run_eval(
     on_note: Callable[[str], None] | None = None,
     allow_no_frames: bool = False,
     benchmark: Benchmark | None = None,
+    set_aside_bad_lines: bool = False,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
-    is written (`allow_no_frames`: see `check_run`). `on_progress(RunProgress)` follows the
-    samples; `on_note` hears how judges' batches go. `benchmark`: `config.bench` already loaded
-    (reading a large benchmark takes seconds). Ctrl-C raises `RunInterrupted`, with what was
-    finished kept; the folder's lock is released and its file removed however the run ends."""
+    is written (`allow_no_frames`: see `check_run`): `out` must be new, empty or a run folder
+    (`runs.check_run_out`), and the run's logs readable (`BadLogLines` naming each line that is
+    not, unless `set_aside_bad_lines` moves them into quarantine files first, each move told to
+    `on_note`). `on_progress(RunProgress)` follows the samples; `on_note` hears how judges'
+    batches go. `benchmark`: `config.bench` already loaded (reading a large benchmark takes
+    seconds). Ctrl-C raises `RunInterrupted`, with what was finished kept; the folder's lock is
+    released and its file removed however the run ends."""
     benchmark = benchmark or load_benchmark(config.bench)
-    checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
     folder = Path(out)
+    check_run_out(folder, benchmark.root)
+    checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
+        for moved in checked_run_logs(folder, set_aside=set_aside_bad_lines):
+            if on_note:
+                on_note(str(moved))
         config = _write_run_files(config, checked, benchmark, folder)
         return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
 
@@ -243,10 +255,12 @@ def _write_run_files(
 def open_run(config: EvalConfig, out: str | Path) -> CheckedRun:
     """Check a run and write its config.yaml and manifest.json into `out` without running its
     method, for runs whose predictions come from elsewhere (a person answering in vqakit studio);
-    an existing run with another configuration is refused (RunConfigError)."""
+    an existing run with another configuration is refused (RunConfigError), an `out` that is
+    no run folder and not empty too (`runs.check_run_out`)."""
     benchmark = load_benchmark(config.bench)
-    checked = check_run(config, benchmark)
     folder = Path(out)
+    check_run_out(folder, benchmark.root)
+    checked = check_run(config, benchmark)
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
         _write_run_files(config, checked, benchmark, folder)

@@ -7,7 +7,12 @@ person's pace), and how any run is scored again after a change of scorers.
 
 `report_run` (`vqakit report`): the same files rewritten from what the folder holds, with no
 model or judge called; a judgment that is missing stays missing (`not judged yet`, counted in
-results.json's `judgments_missing`) and a failed one stays an error."""
+results.json's `judgments_missing`) and a failed one stays an error.
+
+Both read the run's logs with the one log reader: a line that cannot be read refuses the run
+(`BadLogLines`, naming each line), unless `set_aside_bad_lines` moves such lines into quarantine
+files first (counted in results.json `set_aside`). `checked_runs` does the same for verbs that
+read runs' results (`table`, `export`, `compare`)."""
 
 from __future__ import annotations
 
@@ -17,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.benchmarks import load_benchmark
+from vqakit.files import BadLogLines
 from vqakit.runner._config import EvalConfig, make_config
 from vqakit.runner._judge_batch import judge_run_batched, outstanding_batches, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run
-from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError
+from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError, checked_run_logs
 from vqakit.scoring import use_benchmark_root, use_reasoning_source
 
 
@@ -33,17 +39,20 @@ def saved_config(run: RunFolder) -> EvalConfig:
     return make_config({**fields, "bench": str(run.benchmark_location())})
 
 
-def score_run(folder: str | Path, *, on_note: Callable[[str], None] | None = None) -> dict[str, Any]:
+def score_run(
+    folder: str | Path, *, on_note: Callable[[str], None] | None = None, set_aside_bad_lines: bool = False
+) -> dict[str, Any]:
     """Judge and score the finished predictions of the run in `folder`; returns results.json.
     Samples without a prediction are left out (the results say how many were scored)."""
     run = RunFolder(folder)
     config = saved_config(run)
     benchmark = load_benchmark(config.bench)
-    predictions = run.predictions()
-    pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    samples = [sample for sample in pool if sample.id in predictions]
-    earlier = _earlier_results(run)
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
+        _read_logs(run, set_aside_bad_lines, on_note)
+        predictions = run.predictions()
+        pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+        samples = [sample for sample in pool if sample.id in predictions]
+        earlier = _earlier_results(run)
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
         if uses_batches(config, run.path):
@@ -75,18 +84,27 @@ def _earlier_results(run: RunFolder) -> dict[str, Any]:
         return {}
 
 
-def report_run(folder: str | Path) -> dict[str, Any]:
+def _read_logs(run: RunFolder, set_aside: bool, on_note: Callable[[str], None] | None) -> None:
+    for moved in checked_run_logs(run.path, set_aside=set_aside):
+        if on_note:
+            on_note(str(moved))
+
+
+def report_run(
+    folder: str | Path, *, on_note: Callable[[str], None] | None = None, set_aside_bad_lines: bool = False
+) -> dict[str, Any]:
     """Rewrite scores.jsonl, results.json, report.html and the sample pages of the run in
     `folder` from its files, calling no model or judge; returns results.json. The wall time of
     the evals that made the run, and judgments pending in batches, are kept from results.json."""
     run = RunFolder(folder)
     config = saved_config(run)
     benchmark = load_benchmark(config.bench)
-    predictions = run.predictions()
-    pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    samples = [sample for sample in pool if sample.id in predictions]
-    earlier = _earlier_results(run)
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
+        _read_logs(run, set_aside_bad_lines, on_note)
+        predictions = run.predictions()
+        pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+        samples = [sample for sample in pool if sample.id in predictions]
+        earlier = _earlier_results(run)
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = int(earlier.get("judgments_pending") or 0) if outstanding_batches(run.path) else 0
         return write_scores(
@@ -102,3 +120,28 @@ def report_run(folder: str | Path) -> dict[str, Any]:
             judges=tuple(config.judges),
             frames=earlier.get("frames"),
         )
+
+
+def checked_runs(
+    folders: list[str | Path],
+    *,
+    set_aside_bad_lines: bool = False,
+    on_note: Callable[[str], None] | None = None,
+) -> None:
+    """For verbs that read runs' results (`table`, `export`, `compare`): each run's logs and
+    scores.jsonl must read whole, or `BadLogLines` names every line that does not, in every
+    run. With `set_aside_bad_lines` such a run has them moved into quarantine files and is
+    reported again (`report_run`), so that its results count what was set aside."""
+    bad: list[BadLogLines] = []
+    for folder in folders:
+        run = RunFolder(folder)
+        try:
+            checked_run_logs(run.path)
+            run.scores()
+        except BadLogLines as error:
+            if not set_aside_bad_lines:
+                bad += error.each()
+                continue
+            report_run(run.path, on_note=on_note, set_aside_bad_lines=True)
+    if bad:
+        raise BadLogLines(bad[0].path, bad[0].problems, more=bad[1:], hint=bad[0].hint)

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import collector_paused, write_text_atomic
+from vqakit.files import collector_paused, set_aside_counts, write_text_atomic
 from vqakit.report import write_report
 from vqakit.runner._second_pass import not_judged
 from vqakit.runs import RESULTS, SCORES
@@ -37,7 +37,8 @@ def write_scores(
     names the run's judges: a sample one of them wants and has not graded is `not judged yet`,
     and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
     batch are counted too (`judgments_pending`). `frames`: how the run had its frames (kept by
-    whoever rescores it)."""
+    whoever rescores it). Lines of the run's logs set aside into quarantine files are counted
+    by log (`set_aside`)."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
@@ -84,6 +85,9 @@ def write_scores(
         results["judgments_missing"] = dict(sorted(not_graded.items()))
     if frames:
         results["frames"] = frames
+    set_aside = set_aside_counts(folder)
+    if set_aside:  # lines of the logs moved into quarantine files (`--set-aside-bad-lines`)
+        results["set_aside"] = set_aside
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
     write_report(folder, benchmark)
     return results

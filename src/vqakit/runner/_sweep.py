@@ -12,10 +12,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import slug, write_text_atomic
+from vqakit.benchmarks import load_benchmark
+from vqakit.files import slug, write_text_atomic, writing_folder
 from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._run import RunOutcome, RunProgress, run_eval
+from vqakit.runs import is_run_folder
+from vqakit.schema import Benchmark
 
 SWEEPABLE = ("frames", "short_side", "prompt")  # run settings; method options are sweepable too
 
@@ -70,20 +73,38 @@ def run_sweep(
     on_progress: Callable[[str, RunProgress], None] | None = None,
 ) -> list[tuple[Any, RunOutcome]]:
     """One run per value into `out/<parameter>=<value>`, then sweep.json and sweep.html.
-    `on_progress(value, RunProgress)` follows each run's samples."""
+    `on_progress(value, RunProgress)` follows each run's samples. `out` must be new, empty or a
+    sweep's folder (resumed), outside the benchmark (`OutFolderRefused`)."""
     if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
         raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
-    out = Path(out)
+    benchmark = load_benchmark(base.bench)
+    with writing_folder(out, "sweep", inputs=[benchmark.root], legacy=_swept_before_markers) as folder:
+        return _sweep(base, parameter, values, folder, benchmark, on_progress)
+
+
+def _swept_before_markers(folder: Path) -> bool:
+    """A sweep's folder from before markers: run folders, sweep.json and sweep.html only."""
+    return all(
+        is_run_folder(entry) or entry.name in ("sweep.json", "sweep.html", ".lock")
+        for entry in folder.iterdir()
+    )
+
+
+def _sweep(
+    base: EvalConfig,
+    parameter: str,
+    values: list[Any],
+    out: Path,
+    benchmark: Benchmark,
+    on_progress: Callable[[str, RunProgress], None] | None,
+) -> list[tuple[Any, RunOutcome]]:
     outcomes = []
     for value in values:
         folder = out / slug(f"{parameter}={value}", max_length=200)
         progress = None if on_progress is None else partial(on_progress, f"{parameter}={value}")
-        outcomes.append(
-            (
-                value,
-                run_eval(_with(base, parameter, value), folder, on_progress=progress, allow_no_frames=True),
-            )
-        )
+        config = _with(base, parameter, value)
+        outcome = run_eval(config, folder, on_progress=progress, allow_no_frames=True, benchmark=benchmark)
+        outcomes.append((value, outcome))
     table = []
     for value, outcome in outcomes:
         measure, summary = swept_accuracy(outcome.results)

@@ -4,14 +4,28 @@ config.yaml        everything needed to rerun (and what a resumed run must match
 manifest.json      package versions, prompt hashes, benchmark hash, what the model was shown
 predictions.jsonl  one line per finished sample, appended, flushed and fsynced at once
 judgments.jsonl    second passes (judges), one line per sample and judge, appended likewise
+judge_batches.jsonl, judge_batch_results.jsonl   the judges' provider batches and their replies
+*.set-aside.jsonl  lines of a log that could not be read, moved there on request
+                   (`--set-aside-bad-lines`), counted in results.json `set_aside`
 scores.jsonl       per-sample scores (rewritten from predictions and judgments)
 results.json       run-level metrics
 report.html        the same for people
 """
 
+from vqakit.runs._damage import (
+    check_run_logs,
+    check_run_out,
+    checked_run_logs,
+    is_run_folder,
+    register_run_log,
+    run_logs,
+    set_aside_run_logs,
+)
 from vqakit.runs._folder import (
     CONFIG,
     FRAMES,
+    JUDGE_BATCH_RESULTS,
+    JUDGE_BATCHES,
     JUDGMENTS,
     MANIFEST,
     PREDICTIONS,
@@ -23,11 +37,20 @@ from vqakit.runs._folder import (
     strip_path,
 )
 from vqakit.runs._listing import RunSummary, list_runs
-from vqakit.runs._logs import JudgmentLog, PredictionLog, read_predictions
+from vqakit.runs._logs import (
+    JudgmentLog,
+    PredictionLog,
+    parse_judgment,
+    parse_prediction,
+    parse_score_row,
+    read_predictions,
+)
 
 __all__ = [
     "CONFIG",
     "FRAMES",
+    "JUDGE_BATCHES",
+    "JUDGE_BATCH_RESULTS",
     "JUDGMENTS",
     "MANIFEST",
     "PREDICTIONS",
@@ -39,7 +62,17 @@ __all__ = [
     "RunFolder",
     "RunFolderError",
     "RunSummary",
+    "check_run_logs",
+    "check_run_out",
+    "checked_run_logs",
+    "is_run_folder",
     "list_runs",
+    "parse_judgment",
+    "parse_prediction",
+    "parse_score_row",
     "read_predictions",
+    "register_run_log",
+    "run_logs",
+    "set_aside_run_logs",
     "strip_path",
 ]

@@ -11,13 +11,16 @@ from typing import Any
 
 import yaml
 
-from vqakit.files import complete_lines, slug
+from vqakit.files import read_log, slug
+from vqakit.runs._logs import parse_judgment, parse_score_row, read_predictions
 from vqakit.schema import Prediction
 
 CONFIG = "config.yaml"
 MANIFEST = "manifest.json"
 PREDICTIONS = "predictions.jsonl"
 JUDGMENTS = "judgments.jsonl"
+JUDGE_BATCHES = "judge_batches.jsonl"  # the judges' batch journal: batches submitted and ended
+JUDGE_BATCH_RESULTS = "judge_batch_results.jsonl"  # their replies, by request key
 SCORES = "scores.jsonl"
 RESULTS = "results.json"
 REPORT = "report.html"
@@ -90,37 +93,25 @@ class RunFolder:
         return self._json(RESULTS)
 
     def predictions(self) -> dict[str, Prediction]:
-        """Each sample's latest prediction by sample id (a retried error is superseded)."""
-        lines = complete_lines(self.path / PREDICTIONS, Prediction.model_validate_json, repair=False)
-        return {prediction.sample_id: prediction for prediction in lines}
+        """Each sample's latest prediction by sample id (a retried error is superseded);
+        `BadLogLines` naming each line of predictions.jsonl that cannot be read."""
+        return read_predictions(self.path / PREDICTIONS)
 
     def judgments(self, name: str = JUDGMENTS) -> dict[str, dict[str, dict[str, Any]]]:
-        """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file)."""
+        """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file);
+        `BadLogLines` naming each line that cannot be read."""
         grouped: dict[str, dict[str, dict[str, Any]]] = {}
-        for record in complete_lines(self.path / name, json.loads, repair=False):
+        for record in read_log(self.path / name, parse_judgment).checked():
             grouped.setdefault(record["sample_id"], {})[record["kind"]] = record
         return grouped
 
     def scores(self) -> dict[str, dict[str, Any]]:
-        """scores.jsonl rows by sample id; empty when the run was never scored."""
-        return {row["sample_id"]: row for row in complete_lines(self.path / SCORES, json.loads, repair=False)}
+        """scores.jsonl rows by sample id; empty when the run was never scored. `BadLogLines`
+        for a line that cannot be read (`vqakit report RUN` writes the file again)."""
+        path = self.path / SCORES
+        hint = f"{path} is written from the run's logs: `vqakit report {self.path}` writes it again."
+        rows = read_log(path, parse_score_row).checked(hint=hint)
+        return {row["sample_id"]: row for row in rows}
 
     def score_rows(self) -> list[dict[str, Any]]:
         return list(self.scores().values())
-
-    def check_lines(self, name: str) -> None:
-        """Raise RunFolderError when the append-only file `name` has a line that cannot be read
-        before its end: its readers stop there, and every record after it would be missed (a
-        last line cut short by a kill is not damage: it is left out, as it is while a run is
-        written)."""
-        path = self.path / name
-        lines = path.read_bytes().splitlines(keepends=True) if path.is_file() else []
-        for number, line in enumerate(lines, start=1):
-            if number == len(lines) and not line.endswith(b"\n"):
-                return
-            try:
-                json.loads(line)
-            except ValueError:
-                raise RunFolderError(
-                    f"{path}:{number}: cannot be read (damaged); the records after it would be missed"
-                ) from None

@@ -3,6 +3,10 @@
 A later line for a sample supersedes an earlier one; lines are only ever appended, so a sample
 that ended in an error and is retried keeps its error line, followed by the new outcome. A
 successful line is final: nothing is appended after it.
+
+They are read with the one log reader (`vqakit.files.read_log`): a complete line that cannot be
+read refuses the log (`BadLogLines`, naming each line), a last line cut short by a kill is left
+out, and removed only when the log is appended to next.
 """
 
 from __future__ import annotations
@@ -11,14 +15,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import append_synced, complete_lines
+from vqakit.files import LogAppender, json_object, read_log, require, sync_folder
 from vqakit.schema import NOT_APPLICABLE, Prediction
 
 
+def parse_prediction(line: bytes) -> Prediction:
+    """One line of predictions.jsonl (ValueError naming the fields that are wrong)."""
+    return Prediction.model_validate_json(line)
+
+
+def parse_judgment(line: bytes) -> dict[str, Any]:
+    """One line of judgments.jsonl: a JSON object with the sample's id and the judge's name."""
+    return require(json_object(line), {"sample_id": str, "kind": str})
+
+
+def parse_score_row(line: bytes) -> dict[str, Any]:
+    """One line of scores.jsonl: a JSON object with the sample's id."""
+    return require(json_object(line), {"sample_id": str})
+
+
 class PredictionLog:
-    """predictions.jsonl. Opening it cuts off a line a kill left half-written, so the run can go
-    on appending. `finished` holds each sample's latest prediction; `done` is what a resumed run
-    skips: successful samples, and failed ones too when `retry_errors` is off.
+    """predictions.jsonl, read whole when opened (`BadLogLines` for a line that cannot be
+    read); a line a kill left half-written is removed by the first append. `finished` holds
+    each sample's latest prediction; `done` is what a resumed run skips: successful samples,
+    and failed ones too when `retry_errors` is off.
 
     `compact=True` keeps only each sample's outcome (final or not, failed or not) instead of
     its prediction, so that a long run's memory does not grow with the samples answered; read
@@ -30,13 +50,18 @@ class PredictionLog:
         self.compact = compact
         self.finished: dict[str, Prediction] = {}
         self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
-        if compact:  # the outcome is all that is kept: no need to build each prediction
-            for sample_id, outcome in complete_lines(path, _outcome):
+        if compact:  # the outcome is all that is kept of each prediction
+            contents = read_log(path, _outcome)
+            for sample_id, outcome in contents.checked():
                 self._outcome[sample_id] = outcome
         else:
-            for prediction in complete_lines(path, Prediction.model_validate_json):
+            contents = read_log(path, parse_prediction)
+            for prediction in contents.checked():
                 self._keep(prediction)
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+        self._appender = LogAppender(contents)
+        if not path.exists():  # an opened run has its log, even empty (as the studio expects)
+            path.touch()
+            sync_folder(path.parent)
 
     def _keep(self, prediction: Prediction) -> None:
         self._outcome[prediction.sample_id] = (prediction.failed_for_good, prediction.error is not None)
@@ -72,32 +97,29 @@ class PredictionLog:
             ):
                 kept[prediction.sample_id] = prediction
         if kept:
-            append_synced(self._handle, "\n".join(p.model_dump_json() for p in kept.values()))
+            self._appender.append([p.model_dump_json() for p in kept.values()])
             for prediction in kept.values():
                 self._keep(prediction)
         return list(kept.values())
 
     def close(self) -> None:
-        self._handle.close()
+        """Nothing to release (each append opens the file); kept for callers that close."""
 
 
 def _outcome(line: bytes) -> tuple[str, tuple[bool, bool]]:
-    """(sample id, (failed for good, failed)) of a prediction line, read without building the
-    prediction; ValueError for a line that is not one (as `Prediction.model_validate_json`)."""
-    record = json.loads(line)
-    if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str):
-        raise ValueError("not a prediction line")
-    error = record.get("error")
-    if error is not None and not (isinstance(error, dict) and isinstance(error.get("type"), str)):
-        raise ValueError("not a prediction line")
-    final = error is None or error["type"] == NOT_APPLICABLE
-    return record["sample_id"], (final, error is not None)
+    """(sample id, (failed for good, failed)) of a prediction line, checked as a whole
+    prediction (a line the full reader refuses is refused here too)."""
+    prediction = parse_prediction(line)
+    error = prediction.error
+    final = error is None or error.type == NOT_APPLICABLE
+    return prediction.sample_id, (final, error is not None)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:
-    """Each sample's latest prediction in a predictions.jsonl (a cut last line left out)."""
+    """Each sample's latest prediction in a predictions.jsonl (a cut last line left out;
+    `BadLogLines` for a complete line that cannot be read)."""
     found: dict[str, Prediction] = {}
-    for prediction in complete_lines(path, Prediction.model_validate_json, repair=False):
+    for prediction in read_log(path, parse_prediction).checked():
         found[prediction.sample_id] = prediction
     return found
 
@@ -105,14 +127,17 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
 class JudgmentLog:
     """judgments.jsonl: records `{"sample_id", "kind", ...}` where `kind` names the judge. The
     latest record of a (judge, sample) pair counts; a record with an `error` is graded again
-    when `retry_errors` is on."""
+    when `retry_errors` is on. Read whole when opened (`BadLogLines` for a line that cannot be
+    read)."""
 
     def __init__(self, path: Path, *, retry_errors: bool = True) -> None:
         self.path = path
         self.retry_errors = retry_errors
         self.records: dict[tuple[str, str], dict[str, Any]] = {}
-        for record in complete_lines(path, json.loads):
+        contents = read_log(path, parse_judgment)
+        for record in contents.checked():
             self.records[(record["kind"], record["sample_id"])] = record
+        self._appender = LogAppender(contents)
 
     def has(self, kind: str, sample_id: str) -> bool:
         record = self.records.get((kind, sample_id))
@@ -126,8 +151,7 @@ class JudgmentLog:
         earlier = self.records.get(key)
         if earlier is not None and earlier.get("error") is None:
             return
-        with open(self.path, "a", encoding="utf-8") as handle:
-            append_synced(handle, json.dumps(record))
+        self._appender.append([json.dumps(record)])
         self.records[key] = record
 
     def by_sample(self) -> dict[str, dict[str, dict[str, Any]]]:

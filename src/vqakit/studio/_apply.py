@@ -43,7 +43,8 @@ from typing import Any, Literal
 import yaml
 
 from vqakit.benchmarks import load_benchmark
-from vqakit.files import link_or_copy, place_media, slug, staged_folder, write_text_atomic
+from vqakit.builders import check_benchmark_out
+from vqakit.files import MARKER, link_or_copy, place_media, slug, staged_folder, write_text_atomic
 from vqakit.runner import benchmark_hash
 from vqakit.schema import CARD, SAMPLES, BenchmarkError, Problem, ReviewRecord, Sample, load_folder
 from vqakit.studio._agreement import vote
@@ -62,7 +63,8 @@ Policy = Literal["all", "any", "majority"]
 POLICIES: tuple[Policy, ...] = ("all", "any", "majority")
 CHANGES = "changes.md"
 HISTORY = "history"  # review and annotation logs of earlier versions, for provenance only
-_SKIPPED = {SAMPLES, CARD, CHANGES, ".lock"}
+WRITER = "review apply"  # the command, as the new folder's marker records it
+_SKIPPED = {SAMPLES, CARD, CHANGES, ".lock", MARKER}  # MARKER: the source's, not this command's
 _WORKING_STATE = {"review", ANNOTATION_LOG.parts[0]}  # the studio's folders: never carried
 
 
@@ -161,7 +163,8 @@ def apply_review(
     version: str | None = None,
     include_stale: bool = False,
 ) -> ApplyOutcome:
-    """Write the reviewed version of `bench` to `out` (which must not exist or be empty), all
+    """Write the reviewed version of `bench` to `out` (new, empty, or an earlier `review apply`
+    output; never inside the benchmark or its review logs: `OutFolderRefused` otherwise), all
     at once: nothing is left in or beside `out` when it fails (BenchmarkError: the new version
     does not validate; InputError: a media file cannot be placed)."""
     from vqakit.video import VideoMediaChecker
@@ -170,10 +173,9 @@ def apply_review(
         raise ValueError(f"policy {policy!r}: use {', '.join(POLICIES)}")
     benchmark = load_benchmark(bench)
     out = Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"{out} exists and is not empty; choose a new folder for the reviewed version")
-    source_hash = benchmark_hash(benchmark)
     folder = review_folder(bench, benchmark.root, review_dir)
+    claimed = check_benchmark_out(out, WRITER, inputs=[benchmark.root, folder])
+    source_hash = benchmark_hash(benchmark)
     store = ReviewStore(folder, source_hash)
     latest = store.latest(strict=True)
     outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), include_stale=include_stale)
@@ -205,7 +207,7 @@ def apply_review(
         date=datetime.now(UTC).isoformat(timespec="seconds"),
     ).model_dump(mode="json")
     outcome.history = f"{HISTORY}/{slug(str(benchmark.card.version), 40, empty='version')}-{source_hash[:8]}"
-    with staged_folder(out) as stage:
+    with staged_folder(out, claimed, WRITER) as stage:
         _copy_tree(benchmark.root, stage, {folder.resolve(), out.resolve(), stage.resolve()})
         _keep_history(stage / outcome.history, folder, benchmark.root)
         place_media(stage, _media(benchmark.root))  # resolved to real files, checked, linked

@@ -6,10 +6,18 @@ from pathlib import Path
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.extras import MissingExtra, has_extra, install_line
+from vqakit.files import writing_folder
 from vqakit.tables._export_hf import BenchExport, export_hf
 from vqakit.tables._export_lmms import export_lmms_eval
+from vqakit.tables._lmms_task import TASK_FILE
 
 EXPORT_FORMATS = ("hf", "lmms-eval")
+WRITER = "export-bench"  # the command, as the folder's marker records it
+
+
+def _exported_before_markers(out: Path) -> bool:
+    """An export made before folders carried a marker: its mapping (hf) or task settings."""
+    return (out / "vqakit" / "mapping.yaml").is_file() or (out / TASK_FILE).is_file()
 
 
 def export_benchmark(
@@ -22,7 +30,9 @@ def export_benchmark(
     frames: str | None = None,
 ) -> BenchExport:
     """Export benchmark `bench` (a folder or a shipped name) in `fmt` to the folder `out`;
-    `task` and `frames` (a frame spec replacing the protocol's) are the lmms-eval task's."""
+    `task` and `frames` (a frame spec replacing the protocol's) are the lmms-eval task's. `out`
+    must be new, empty or an earlier export, outside the benchmark (`OutFolderRefused`); files
+    there that no export wrote are kept, and the folder's marker lists the export's."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}")
     if not has_extra("tables"):
@@ -30,8 +40,10 @@ def export_benchmark(
             f"export-bench needs the tables extra (pyarrow, datasets): {install_line('tables')}"
         )
     benchmark = load_benchmark(str(bench))
-    if fmt == "hf":
-        return export_hf(benchmark, out, with_media=with_media)
-    if fmt == "lmms-eval":
-        return export_lmms_eval(benchmark, out, with_media=with_media, task=task, frames=frames)
-    raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(EXPORT_FORMATS)}")
+    legacy = _exported_before_markers
+    with writing_folder(
+        out, WRITER, inputs=[benchmark.root], legacy=legacy, kind="export", list_files=True
+    ) as folder:
+        if fmt == "hf":
+            return export_hf(benchmark, folder, with_media=with_media)
+        return export_lmms_eval(benchmark, folder, with_media=with_media, task=task, frames=frames)

@@ -13,6 +13,7 @@ and passage ids) are kept as `objects` (JSON text), `gold_clips` and `gold_passa
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -180,8 +181,24 @@ def copy_media(benchmark: Benchmark, rows: list[dict[str, Any]], out: Path) -> i
 
 
 def remove_folder_files(out: Path, names: list[str]) -> None:
-    """Remove earlier exports' files of these names (shards of another size)."""
+    """Remove earlier exports' files under these folders (shards of another size): the files
+    the folder's marker lists as the export's, never another; all of them in an export made
+    before markers (`export_benchmark` has checked that `out` is one)."""
+    from vqakit.files import read_marker
+
+    marker = read_marker(out)
+    listed = marker.get("files") if marker is not None else None
     for name in names:
         target = out / name
-        if target.is_dir():
+        if not target.is_dir() or target.is_symlink():
+            continue
+        if not isinstance(listed, list):
             shutil.rmtree(target)
+            continue
+        for relative in listed:
+            path = out / relative
+            if isinstance(relative, str) and relative.startswith(f"{name}/") and path.is_file():
+                path.unlink()
+        for parent, _folders, _files in sorted(os.walk(target), reverse=True):  # emptied folders
+            if not os.listdir(parent):
+                os.rmdir(parent)

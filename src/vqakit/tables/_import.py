@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from vqakit.builders import write_benchmark_folder
+from vqakit.builders import check_benchmark_out, write_benchmark_folder
 from vqakit.files import InputError, find_unusable, one_line, read_table, reading, write_text_atomic
 from vqakit.schema import Benchmark, BenchmarkCard, Sample
 from vqakit.tables._mapping import MappingError, TableMapping, load_mapping
@@ -154,11 +154,16 @@ def import_rows(
     subtitles_dir: str | Path | None = None,
     card: dict[str, Any] | None = None,
     hooks: ImportHooks | None = None,
+    writer: str = "import table",
 ) -> TableImport:
     """Write a benchmark folder at `out` from the rows of `source` (see the module's docstring).
-    ValueError when no row can be imported (the first problems are in its message)."""
+    ValueError when no row can be imported (the first problems are in its message).
+    `writer`: the command importing (`vqakit <writer>`): `out` must be new, empty or an earlier
+    import of the same command, and outside the table, videos and subtitles
+    (`OutFolderRefused` otherwise, before anything is read or written)."""
     videos, out = Path(videos), Path(out)
     subtitles_dir = Path(subtitles_dir) if subtitles_dir is not None else videos
+    check_benchmark_out(out, writer, inputs=[source.path, videos, subtitles_dir])
     hooks = hooks or ImportHooks()
     if not source.rows:
         listed = "\n".join(source.problems[:20])
@@ -200,6 +205,7 @@ def import_rows(
             clips=clips,
             passages=passages,
             media=media,
+            writer=writer,
         )
     report.written = len(samples)
     report.hidden = sum(1 for sample in samples if sample["answer"] is None)
@@ -370,6 +376,7 @@ def import_table(
     name: str | None = None,
 ) -> TableImport:
     """`vqakit import table`: read `table` (file or folder), map its rows, write `out`."""
+    check_benchmark_out(out, "import table", inputs=[table, videos, subtitles_dir])
     where = "the mapping" if isinstance(mapping, TableMapping) else str(mapping)
     mapping = mapping if isinstance(mapping, TableMapping) else load_mapping(mapping)
     source = read_source(table, split)

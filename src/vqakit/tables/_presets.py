@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from typing import Any
 
 from vqakit.plugins import load_plugins
@@ -35,6 +36,22 @@ class Preset:
     options: tuple[PresetOption, ...] = ()
     submission: str | None = None  # `vqakit export RUN --format <this>` for its hidden answers
     notes: tuple[str, ...] = field(default_factory=tuple)  # shown after an import
+
+    @property
+    def command(self) -> str:
+        """The command that imports with it, as folders' markers record it."""
+        return f"import {self.name}"
+
+    def import_release(
+        self, release: Path, videos: Path, out: Path, split: str | None = None, **options: Any
+    ) -> TableImport:
+        """`vqakit import <name>`: check `out` first (new, empty, or an earlier import of this
+        preset; outside the release and videos: `OutFolderRefused`), then `run`."""
+        from vqakit.builders import check_benchmark_out
+
+        paths = [value for value in options.values() if isinstance(value, PurePath)]
+        check_benchmark_out(out, self.command, inputs=[release, videos, *paths])
+        return self.run(release, videos, out, split=split, **options)
 
 
 _PRESETS: dict[str, Preset] = {}

@@ -78,7 +78,7 @@ def build_bench(root: Path, clip: Path) -> Any:
     card = {"name": "mr-tiny", "version": "1", "license": "CC0-1.0", "description": "MovieRecapsQA test."}
     card["protocol"] = {"prompt": "open_short"}
     return write_benchmark_folder(
-        root, card=card, samples=QUESTIONS, media={"recap.mp4": clip, "movie.srt": srt}
+        root, card=card, samples=QUESTIONS, media={"recap.mp4": clip, "movie.srt": srt}, writer="claim test"
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
+from vqakit.files import check_out, is_listing_folder, writing_folder
 from vqakit.methods import FrameRequest, MethodContext, Visual, ask_model, method, sent_encoding
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
 from vqakit.systems.minerva_ego.hint_frames import detected_frames, hint_parts, hinted_frames, hinted_parts
@@ -53,6 +54,8 @@ def filter_categories(categories: list[str]) -> list[str]:
 
 
 DEFAULT_STYLE = "circle+classes+temporal"
+HINTS_WRITER = "hints"  # `vqakit hints`, as its folder's marker records it
+HINTS_LEGACY = is_listing_folder("frames.json", ".png")  # its folders from before markers
 DEFAULT_MAX_GAP_S = 10.0
 """Track points closer than this are bridged (present, box interpolated). Minerva-Ego's tracks come
 from HD-EPIC, which segments an object at the first and last frame of each movement: the object
@@ -152,11 +155,10 @@ def write_hinted_frames(
 ) -> int:
     """Write a sample's hinted frames as the hints method sends them (PNG files and
     frames.json with times and any text lines), so a person can check them; returns how many.
-    `video` replaces the sample's first video."""
-    from PIL import Image as PILImage
-
-    from vqakit.models import Frames, Image, Text
-
+    `video` replaces the sample's first video. `out` must be new, empty or written by `vqakit
+    hints` before, outside the benchmark (`OutFolderRefused`)."""
+    inputs = [benchmark.root, video and benchmark.root / video]
+    check_out(out, HINTS_WRITER, inputs=inputs, legacy=HINTS_LEGACY)  # before the work
     sample = next((s for s in benchmark.samples if s.id == sample_id), None)
     if sample is None:
         raise ValueError(f"no sample {sample_id!r} in {benchmark.root}")
@@ -167,8 +169,15 @@ def write_hinted_frames(
         root=benchmark.root, protocol=protocol, options=HintOptions(style=style), benchmark=benchmark
     )
     parts, times = hinted_parts(sample, context)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    with writing_folder(out, HINTS_WRITER, inputs=inputs, legacy=HINTS_LEGACY) as folder:
+        return _write_hinted(folder, parts, times, style)
+
+
+def _write_hinted(out: Path, parts: list[Any], times: list[float], style: str) -> int:
+    from PIL import Image as PILImage
+
+    from vqakit.models import Frames, Image, Text
+
     images = [img for p in parts if isinstance(p, Frames) for img in p.images]
     images += [p.image for p in parts if isinstance(p, Image)]
     lines = [p.text for p in parts if isinstance(p, Text)]

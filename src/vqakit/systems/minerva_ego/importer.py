@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vqakit.builders import write_benchmark_folder
+from vqakit.builders import check_benchmark_out, write_benchmark_folder
 from vqakit.files import InputError, MediaPlan, read_table, reading
 from vqakit.systems.minerva_ego.protocol import PROTOCOL
 from vqakit.systems.minerva_ego.release import (
@@ -68,6 +68,9 @@ class ImportReport:
     missing_videos: dict[str, list[str]] = field(default_factory=dict)  # video id -> question keys
     problems: list[str] = field(default_factory=list)  # "FILE: record N (key): field: what is wrong"
     shapes: dict[str, int] = field(default_factory=dict)  # option shape -> records read in it
+
+
+WRITER = "import minerva"  # the command, as the folder's marker records it
 
 
 def _video_finder(videos: Path) -> dict[str, Path]:
@@ -124,13 +127,16 @@ def import_minerva(
     *,
     link_media: bool = False,
     card: dict[str, Any] | None = None,
+    writer: str = WRITER,
 ) -> ImportReport:
     """Write a benchmark folder at `out` from a Minerva-Ego / MINERVA release file (a JSON list
     of records, an object of records, or JSONL). `card` replaces fields of the card written
     (MINERVA's preset gives its own name, description, breakdowns and table). Raises `InputError`
     when the file cannot be read at all, `BenchmarkError` when the folder would not validate
-    (nothing is written then)."""
+    (nothing is written then), `OutFolderRefused` for an `out` that is not new, empty or an
+    earlier import of the same command (`writer`), or that lies inside an input."""
     records_path, out = Path(records_path), Path(out)
+    check_benchmark_out(out, writer, inputs=[records_path, videos])
     found = _video_finder(Path(videos))
     with reading(records_path):
         table = read_table(records_path)
@@ -187,7 +193,13 @@ def import_minerva(
     written_card["description"] = f"{written_card['description']} Source: {records_path.name}."
     # the videos are opened by `vqakit validate`; the import checks everything else
     write_benchmark_folder(
-        out, card=written_card, samples=samples, media=plan.files, link_media=link_media, open_media=False
+        out,
+        card=written_card,
+        samples=samples,
+        media=plan.files,
+        link_media=link_media,
+        open_media=False,
+        writer=writer,
     )
     report.written = len(samples)
     report.shapes = dict(shapes)

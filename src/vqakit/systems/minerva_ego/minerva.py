@@ -38,7 +38,7 @@ def import_minerva_release(release: Path, videos: Path, out: Path, split: str | 
     records = release / RELEASE_FILE if release.is_dir() else release
     if not records.is_file():
         raise InputError(f"{release}: no {RELEASE_FILE} (MINERVA's release file, google-deepmind/neptune)")
-    report = import_minerva(records, videos, out, card=minerva_card())
+    report = import_minerva(records, videos, out, card=minerva_card(), writer="import minerva-mcq")
     missing = sum(len(keys) for keys in report.missing_videos.values())
     return TableImport(
         out=Path(out),

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from vqakit.files import write_text_atomic
+from vqakit.files import check_out, is_listing_folder, write_text_atomic, writing_folder
 from vqakit.systems.movierecapsqa.align_chain import KEPT, Candidate, build_segments, choose_matches
 from vqakit.systems.movierecapsqa.align_time import ShotFrames, similarities, softmax, time_match
 from vqakit.video import ImageEmbedder, Shot, detect_shots, probe
@@ -222,15 +222,32 @@ def align_recap(
     )
 
 
+ALIGN_WRITER = "align"  # `vqakit align`, as its folder's marker records it
+ALIGN_LEGACY = is_listing_folder("alignment.json", ".json", ".jsonl", ".png")  # before markers
+
+
+def check_alignment_out(out_dir: str | Path, recap: str | Path, movie: str | Path) -> None:
+    """Before aligning: `out_dir` must be new, empty or an earlier alignment, and hold neither
+    video (`OutFolderRefused`)."""
+    check_out(out_dir, ALIGN_WRITER, inputs=[recap, movie], legacy=ALIGN_LEGACY)
+
+
 def write_alignment(
     alignment: Alignment, out_dir: str | Path, *, truth: list[tuple[float, float, float, float]] | None = None
 ) -> dict[str, Path]:
     """segments.json (release shape), matches.jsonl (one line per recap shot, with its status),
-    alignment.json (settings and shots) and alignment.png (recap time against movie time)."""
+    alignment.json (settings and shots) and alignment.png (recap time against movie time), in a
+    folder that is new, empty or an earlier alignment (`check_alignment_out`)."""
+    inputs = [alignment.recap_path, alignment.movie_path]
+    with writing_folder(out_dir, ALIGN_WRITER, inputs=inputs, legacy=ALIGN_LEGACY) as out:
+        return _write_alignment(alignment, out, truth)
+
+
+def _write_alignment(
+    alignment: Alignment, out: Path, truth: list[tuple[float, float, float, float]] | None
+) -> dict[str, Path]:
     from vqakit.systems.movierecapsqa.align_plot import plot_alignment
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     paths = {
         name: out / name for name in ("segments.json", "matches.jsonl", "alignment.json", "alignment.png")
     }

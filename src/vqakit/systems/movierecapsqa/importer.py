@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vqakit.builders import write_benchmark_folder
+from vqakit.builders import check_benchmark_out, write_benchmark_folder
 from vqakit.systems.movierecapsqa.media import (
     FoundMedia,
     MediaCollector,
@@ -176,11 +176,16 @@ def import_movierecapsqa(
     *,
     out: str | Path,
     link_media: bool = False,
+    writer: str = "import movierecapsqa",
 ) -> ImportReport:
     """Write a benchmark folder at `out` from the release tables and the user's media (see the
     module docstring); raises ValueError only when an input cannot be read at all. The folder is
     written beside `out` and renamed into place once it validates (nothing is left by a failure);
-    `link_media` links the videos by their absolute paths instead of placing them."""
+    `link_media` links the videos by their absolute paths instead of placing them. `writer`: the
+    command (`vqakit import movierecapsqa`, or the builder that made the tables in `out`): `out`
+    must be new, empty or its own earlier output, and hold no input where the benchmark is
+    written (`OutFolderRefused` before anything is read)."""
+    check_benchmark_out(out, writer, inputs=[tables_dir, recaps, movies, subtitles])
     tables = read_tables(tables_dir)
     report = ImportReport(problems=list(tables.problems))
     collector = MediaCollector(
@@ -221,6 +226,8 @@ def import_movierecapsqa(
         )
     card = {**CARD, "protocol": PROTOCOL.model_dump()}
     card["description"] += f" Tables: {Path(tables_dir).name}."
-    write_benchmark_folder(out, card=card, samples=samples, media=collector.media, link_media=link_media)
+    write_benchmark_folder(
+        out, card=card, samples=samples, media=collector.media, link_media=link_media, writer=writer
+    )
     report.written = len(samples)
     return report

@@ -117,7 +117,7 @@ def import_answers(
     """Import published answers as a run in `out` and score it with `judges` ({name: spec});
     `settings` are more of the run's `EvalConfig` fields (e.g. how judges batch their calls)."""
     from vqakit.benchmarks import load_benchmark
-    from vqakit.runner import make_config, run_eval
+    from vqakit.runner import make_config, open_run, run_eval
     from vqakit.runs import CONFIG, RunFolder
 
     path, folder = Path(responses), Path(out)
@@ -154,7 +154,7 @@ def import_answers(
             **(settings or {}),
         }
     )
-    folder.mkdir(parents=True, exist_ok=True)
+    open_run(config, folder)  # a run folder first (`--out` checked), then the answers it reads
     write_text_atomic(folder / ANSWERS, text)
     write_text_atomic(folder / IMPORT_REPORT, json.dumps(outcome.report(), indent=1) + "\n")
     outcome.results = run_eval(config, folder).results  # the runner names the benchmark to the judges

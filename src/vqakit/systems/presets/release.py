@@ -87,7 +87,16 @@ def import_release(
     mapping = preset_mapping(name)
     merged = default_card(mapping, str(mapping.card.get("name", name)), source)
     merged.update(card or {})
-    return import_rows(source, mapping, videos, out, subtitles_dir=subtitles, card=merged, hooks=hooks)
+    return import_rows(
+        source,
+        mapping,
+        videos,
+        out,
+        subtitles_dir=subtitles,
+        card=merged,
+        hooks=hooks,
+        writer=f"import {name}",
+    )
 
 
 def first_existing(*paths: Path) -> Path | None:

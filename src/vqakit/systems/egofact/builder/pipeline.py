@@ -17,6 +17,7 @@ from vqakit.builders import (
     list_videos,
     nothing_built,
     prepare_media,
+    start_build,
     write_benchmark_folder,
     write_stage_report,
 )
@@ -33,6 +34,7 @@ from vqakit.systems.egofact.protocol import PROTOCOL
 
 REPORT_TITLE = "EgoFact build"
 INPUT_PROBLEMS = "input_problems.txt"  # event and passage lines skipped, one per line
+WRITER = "build egofact"  # the command, as the output folder's marker records it
 
 
 @dataclass
@@ -206,6 +208,7 @@ def build_egofact(
     """
     config = config or EgoFactBuildConfig()
     out = Path(out)
+    start_build(out, WRITER, [videos_dir, events_path, passages_path])  # nothing written if refused
     refuse_links(out)  # before the journal is opened in it
     builder = EgoFactBuilder(config, llm, vlm, text_embedder, image_embedder, out, on_stage, on_step)
 
@@ -230,6 +233,7 @@ def build_egofact(
         clips=[_clip(w) for w in windows],
         passages=[builder.passages[i].model_dump(exclude_defaults=True) for i in used_passages],
         media={key: builder.media[key] for key in sorted({w.video for w in windows})},
+        writer=WRITER,
     )
     return BuildOutcome(
         folder=out,

@@ -19,6 +19,7 @@ from vqakit.builders import (
     list_videos,
     nothing_built,
     prepare_media,
+    start_build,
     write_benchmark_folder,
     write_stage_report,
 )
@@ -35,6 +36,7 @@ from vqakit.systems.instructionbench.builder.stats import build_stats, build_sta
 REPORT_TITLE = "InstructionBench build"
 STATS = "stats.json"
 CLIP_STEPS = "clip_steps.jsonl"
+WRITER = "build instructionbench"  # the command, as the output folder's marker records it
 
 
 @dataclass
@@ -134,6 +136,7 @@ def build_instructionbench(
     check_checkers([str(m) for m in checkers])
     config = config or InstructionBenchBuildConfig()
     out = Path(out)
+    start_build(out, WRITER, [*annotations, videos_dir])  # nothing written if refused
     refuse_links(out)  # before the journal is opened in it
     builder = InstructionBenchBuilder(config, llm, checkers, embedder, out, on_stage, on_step)
 
@@ -154,6 +157,7 @@ def build_instructionbench(
         samples=output.samples(questions, with_options),
         clips=output.clip_records(clips),
         media={clip.video: builder.media[clip.video] for clip in clips},
+        writer=WRITER,
     )
     steps = output.clip_steps(clips)
     write_text_atomic(out / "build" / CLIP_STEPS, "".join(json.dumps(line) + "\n" for line in steps))

@@ -29,6 +29,7 @@ from vqakit.systems.movierecapsqa.tables import Fact, Question, Recap, ReleaseTa
 
 TABLES = "tables"
 MEDIA = "media"
+WRITER = "build movierecapsqa"  # the command, as the output folder's marker records it
 
 
 def release_tables(questions: list[QA]) -> ReleaseTables:
@@ -130,7 +131,14 @@ def write_output(
         )
         for kind, attr in (("recaps", "recap"), ("movies", "movie"), ("subtitles", "movie_subtitles"))
     }
-    report = import_movierecapsqa(out / TABLES, found["recaps"], found["movies"], found["subtitles"], out=out)  # type: ignore[arg-type]
+    report = import_movierecapsqa(
+        out / TABLES,
+        found["recaps"],
+        found["movies"],
+        found["subtitles"],
+        out=out,
+        writer=WRITER,  # type: ignore[arg-type]
+    )
     apply_labels(out, labels)
     _retitle(out, config, tables)
     return tables, report

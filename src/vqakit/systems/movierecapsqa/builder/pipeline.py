@@ -16,6 +16,7 @@ from vqakit.builders import (
     Stage,
     StageLog,
     nothing_built,
+    start_build,
     write_stage_report,
 )
 from vqakit.files import refuse_links, write_text_atomic
@@ -23,7 +24,7 @@ from vqakit.systems.movierecapsqa.builder.alignment import align_segments
 from vqakit.systems.movierecapsqa.builder.context import QA, BuildContext, RecapInput, RecapsBuildConfig
 from vqakit.systems.movierecapsqa.builder.facts import extract_facts
 from vqakit.systems.movierecapsqa.builder.labels import classify
-from vqakit.systems.movierecapsqa.builder.output import label_counts, write_output
+from vqakit.systems.movierecapsqa.builder.output import WRITER, label_counts, write_output
 from vqakit.systems.movierecapsqa.builder.questions import simplify, write_questions
 from vqakit.systems.movierecapsqa.builder.segments import make_segments
 from vqakit.systems.movierecapsqa.importer import ImportReport
@@ -117,6 +118,12 @@ def build_movierecapsqa(
     inputs or when no question survives, `BenchmarkError` when the folder does not validate.
     """
     out = Path(out)
+    given = [
+        path
+        for recap in recaps
+        for path in (recap.recap, recap.recap_subtitles, recap.movie, recap.movie_subtitles)
+    ]
+    start_build(out, WRITER, given)  # nothing written if refused
     check_inputs(recaps, embedder, out)
     config = config or RecapsBuildConfig()
     builder = RecapsBuilder(config, llm, vlm, embedder, out, on_stage, on_step)

@@ -1,0 +1,376 @@
+"""Append-only JSONL logs: one reader and one policy for every log vqakit keeps (a run's
+predictions and judgments, the judges' batch journal and replies, build journals, people's
+answers).
+
+The policy:
+- A record is one line ended by a newline. A last line with no newline after it was cut short
+  by a kill (each record is written with one call): readers leave it out and leave it alone
+  (`LogContents.torn`); only the process that appends next removes it (`LogAppender`). A last
+  line with no newline that reads whole (a file edited by hand) is a record, and the appender
+  ends it with its newline instead.
+- A complete line that cannot be read, wherever it is (not UTF-8, not JSON, not a record of the
+  log's kind: `{}`, an unknown key, a value of the wrong type), is a problem of its file and
+  line: `read_log` returns it in `problems`; `LogContents.checked()` raises `BadLogLines`
+  naming every such FILE:LINE and why. Only when the user asks (`--set-aside-bad-lines`) does
+  `set_aside_bad_lines` move those lines, byte for byte, into the quarantine file beside the
+  log (`set_aside_path`: `predictions.jsonl` -> `predictions.set-aside.jsonl`), where they are
+  kept and listed; `set_aside_counts` counts them for results.
+- Lines that hold only blanks carry no record and are passed over.
+- Nothing here deletes or truncates a complete line.
+
+A parser is `parse(line: bytes) -> record` (the line without its line end) raising ValueError
+(pydantic's ValidationError and json's errors are ValueErrors) for a line that is not a record
+of its log.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from vqakit.files._atomic import write_atomic
+from vqakit.files._gc import collector_paused
+from vqakit.files._problems import InputError, one_line
+
+T = TypeVar("T")
+Parser = Callable[[bytes], Any]
+
+SET_ASIDE_OPTION = "--set-aside-bad-lines"  # the option of every verb that reads logs
+SET_ASIDE_SUFFIX = ".set-aside.jsonl"
+LISTED = 20  # problems named in an error's message; the others are counted
+_NO_UTF8 = "not UTF-8 text"
+
+
+def set_aside_path(log: str | Path) -> Path:
+    """The quarantine file of `log`, beside it: `name.jsonl` -> `name.set-aside.jsonl`."""
+    log = Path(log)
+    stem = log.name.removesuffix(".jsonl")
+    return log.with_name(stem + SET_ASIDE_SUFFIX)
+
+
+def is_set_aside_file(path: str | Path) -> bool:
+    return Path(path).name.endswith(SET_ASIDE_SUFFIX)
+
+
+def line_problem(error: BaseException) -> str:
+    """Why a line could not be read, on one line: the fields a model refused (pydantic), the
+    JSON error and its column, or the error's own words."""
+    if isinstance(error, UnicodeDecodeError):
+        return f"{_NO_UTF8} (byte {error.start + 1})"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg} at column {error.colno})"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    errors = getattr(error, "errors", None)
+    if callable(errors):  # pydantic's ValidationError
+        try:
+            found = list(errors())
+        except Exception:
+            found = []
+        if found and found[0].get("type") == "json_invalid":
+            said = (
+                str(found[0].get("msg", ""))
+                .removeprefix("Invalid JSON: ")
+                .replace(" at line 1 column", " at column")
+            )
+            return one_line(f"not JSON ({said})")
+        parts = [
+            f"{'.'.join(str(part) for part in item.get('loc', ())) or 'record'}: {item.get('msg', '?')}"
+            for item in found[:3]
+        ]
+        if parts:
+            more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
+            return one_line("; ".join(parts) + more)
+    return one_line(str(error) or type(error).__name__)
+
+
+def json_object(line: bytes) -> dict[str, Any]:
+    """A line as a JSON object (ValueError when it is not JSON, or JSON but not an object)."""
+    record = json.loads(line)
+    if not isinstance(record, dict):
+        raise ValueError(f"not a JSON object ({type(record).__name__})")
+    return record
+
+
+def require(record: dict[str, Any], types: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
+    """`record` when each of `types`' keys is present with a value of that type; ValueError
+    naming the first that is not (a bool is no int here)."""
+    for key, kind in types.items():
+        if key not in record:
+            raise ValueError(f"{key}: missing")
+        value = record[key]
+        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+            raise ValueError(f"{key}: {json.dumps(value)} is not {_type_name(kind)}")
+        if not isinstance(value, kind):
+            raise ValueError(
+                f"{key}: {one_line(json.dumps(value, default=str))[:60]} is not {_type_name(kind)}"
+            )
+    return record
+
+
+def _type_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
+             bool: "a boolean"}  # fmt: skip
+    named = list(dict.fromkeys(names.get(item, item.__name__) for item in kinds if item is not type(None)))
+    if int in kinds and float in kinds:
+        named = [name for name in named if name != "an integer"]
+    return " or ".join(named) + (" or null" if type(None) in kinds else "")
+
+
+class BadLogLines(InputError):
+    """Complete lines of an append-only log that cannot be read. `path` is the log,
+    `problems` its (line number, reason) pairs, 1-based; `more` holds the same for other logs
+    read together (a run folder's), so one message names them all. `hint` says what to do."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        problems: Sequence[tuple[int, str]],
+        *,
+        more: Sequence[BadLogLines] = (),
+        hint: str | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.problems = list(problems)
+        self.more = list(more)
+        self.hint = hint
+        super().__init__(self._message())
+
+    def each(self) -> list[BadLogLines]:
+        """This log's problems, then each other log's."""
+        return [self, *self.more]
+
+    def _message(self) -> str:
+        heads, listed = [], []
+        for bad in self.each():
+            count = len(bad.problems)
+            heads.append(f"{bad.path}: {count} line{'s' if count != 1 else ''}")
+            listed += [f"  {bad.path}:{line}: {reason}" for line, reason in bad.problems[:LISTED]]
+            if count > LISTED:
+                listed.append(f"  ... and {count - LISTED} more line(s) of {bad.path}")
+        hints = dict.fromkeys(bad.hint or _set_aside_hint(bad.path) for bad in self.each())
+        return "\n".join([f"{'; '.join(heads)} cannot be read; nothing was changed:", *listed, *hints])
+
+
+def _set_aside_hint(path: Path) -> str:
+    return (
+        f"Mend or remove these lines of {path}, or rerun with {SET_ASIDE_OPTION} to move them into "
+        f"{set_aside_path(path)} (kept there, counted in results.json) and go on without them."
+    )
+
+
+@dataclass(frozen=True)
+class LogContents(Generic[T]):
+    """What `read_log` found. `records` and `numbers` (each record's 1-based line) in file
+    order; `problems`: (line, reason) of each complete line that could not be read; `torn`: a
+    last line cut short (no newline, unreadable), left out and left alone, b"" when none;
+    `end`: bytes of the file up to the end of its last complete line (where an appender
+    writes after removing `torn`); `unterminated`: the last line has no newline but was read
+    as a record (an appender ends it with one)."""
+
+    path: Path
+    records: list[T] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    torn: bytes = b""
+    end: int = 0
+    unterminated: bool = False
+
+    def checked(self, hint: str | None = None) -> list[T]:
+        """The records, or `BadLogLines` naming every line that could not be read."""
+        if self.problems:
+            raise BadLogLines(self.path, self.problems, hint=hint)
+        return self.records
+
+
+def _parse_lines(raw: bytes, parse: Parser) -> Iterable[tuple[int, int, int, Any, str | None]]:
+    """(line number, start, end, record or None, problem or None) for each line holding
+    something; the last line (no newline) comes with end == len(raw)."""
+    start = 0
+    number = 0
+    size = len(raw)
+    while start < size:
+        newline = raw.find(b"\n", start)
+        end = size if newline < 0 else newline + 1
+        number += 1
+        line = raw[start:end].rstrip(b"\r\n")
+        if line.strip():
+            try:
+                line.decode("utf-8")  # a log is UTF-8 text (json would guess UTF-16 from a stray BOM)
+                yield number, start, end, parse(line), None
+            except (ValueError, RecursionError) as error:
+                yield number, start, end, None, line_problem(error)
+        start = end
+
+
+def read_log(path: str | Path, parse: Parser) -> LogContents[Any]:
+    """Every record of the append-only JSONL log at `path` (missing: none), with the lines that
+    could not be read as problems. Reads only; see the module's docstring for the policy."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LogContents(path)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder, not a log file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+    records: list[Any] = []
+    numbers: list[int] = []
+    problems: list[tuple[int, str]] = []
+    torn, end, unterminated = b"", len(raw), False
+    with collector_paused():
+        for number, start, stop, record, problem in _parse_lines(raw, parse):
+            last = stop == len(raw) and not raw.endswith(b"\n")
+            if problem is not None:
+                if last:  # cut short by a kill: the next appender removes it
+                    torn, end = raw[start:], start
+                else:
+                    problems.append((number, problem))
+                continue
+            records.append(record)
+            numbers.append(number)
+            unterminated = last
+    if not torn and raw and not raw.endswith(b"\n") and not unterminated:
+        end = len(raw)  # an unterminated line of blanks: harmless, kept
+    return LogContents(path, records, numbers, problems, torn, end, unterminated)
+
+
+class LogAppender:
+    """Appends whole lines to a log: each call one write and one fsync (a new file's folder
+    entry synced too). Before its first write it removes a torn last line that `contents`
+    found, if that line is still the file's last (the one removal this module makes), or ends
+    an unterminated readable last line with its newline."""
+
+    def __init__(self, contents: LogContents[Any]) -> None:
+        self.path = contents.path
+        self._contents: LogContents[Any] | None = contents
+
+    def append(self, lines: Sequence[str]) -> None:
+        if not lines:
+            return
+        payload = "".join(line + "\n" for line in lines).encode("utf-8")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        created = not self.path.exists()
+        handle = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            if self._contents is not None:
+                self._mend_tail(handle)
+                self._contents = None
+            view = memoryview(payload)
+            while view:  # one call for a regular file; the loop only guards a short write
+                view = view[os.write(handle, view) :]
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        if created:
+            sync_folder(self.path.parent)
+
+    def _mend_tail(self, handle: int) -> None:
+        contents = self._contents
+        assert contents is not None
+        size = os.fstat(handle).st_size
+        if contents.torn and size > contents.end:
+            tail = os.pread(handle, size - contents.end, contents.end)
+            if b"\n" not in tail:  # still the torn line (no one appended after it)
+                os.ftruncate(handle, contents.end)
+        elif contents.unterminated and size and os.pread(handle, 1, size - 1) != b"\n":
+            os.write(handle, b"\n")
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a new file's name durable (its folder's entry), not only its bytes."""
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """Lines moved out of `log` into `into` (their line numbers in the log as it was, and why)."""
+
+    log: Path
+    into: Path
+    lines: list[tuple[int, str]]
+
+    def __str__(self) -> str:
+        listed = ", ".join(f"{line} ({reason})" for line, reason in self.lines[:LISTED])
+        more = f" and {len(self.lines) - LISTED} more" if len(self.lines) > LISTED else ""
+        count = len(self.lines)
+        return f"set aside {count} unreadable line(s) of {self.log} into {self.into}: line {listed}{more}"
+
+
+def set_aside_bad_lines(path: str | Path, parse: Parser) -> SetAside | None:
+    """Move every complete line of the log at `path` that `parse` cannot read into its
+    quarantine file (`set_aside_path`), each as `{"line", "reason", "text"}` (`"base64"`
+    instead of `"text"` for bytes that are not UTF-8) with `set_aside_at`, appended and synced
+    before the log is replaced, in one rename, by its other lines byte for byte (a kill in
+    between leaves a line in both files, never in neither). Returns what was moved, None when
+    every line reads. The caller keeps other writers of the log away (a run folder's lock);
+    an exclusive `flock` on the log is held meanwhile, so a writer that takes one must check
+    after locking that its handle is still the file at `path`."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    with open(path, "rb") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        raw = handle.read()
+        bad: list[tuple[int, int, int, str]] = []
+        with collector_paused():
+            for number, start, stop, _record, problem in _parse_lines(raw, parse):
+                last = stop == len(raw) and not raw.endswith(b"\n")
+                if problem is not None and not last:
+                    bad.append((number, start, stop, problem))
+        if not bad:
+            return None
+        into = set_aside_path(path)
+        at = datetime.now(UTC).isoformat(timespec="seconds")
+        entries = [
+            _quarantined(path, number, raw[start:stop], reason, at) for number, start, stop, reason in bad
+        ]
+        LogAppender(LogContents(into, end=into.stat().st_size if into.exists() else 0)).append(entries)
+        kept, cursor = [], 0
+        for _number, start, stop, _reason in bad:
+            kept.append(raw[cursor:start])
+            cursor = stop
+        kept.append(raw[cursor:])
+        write_atomic(path, lambda out: out.write(b"".join(kept)))
+    return SetAside(path, into, [(number, reason) for number, _start, _stop, reason in bad])
+
+
+def _quarantined(log: Path, number: int, line: bytes, reason: str, at: str) -> str:
+    record: dict[str, Any] = {"log": log.name, "line": number, "reason": reason}
+    body = line[:-1] if line.endswith(b"\n") else line
+    try:
+        record["text"] = body.decode("utf-8")
+    except UnicodeDecodeError:
+        record["base64"] = base64.b64encode(body).decode("ascii")
+    record["set_aside_at"] = at
+    return json.dumps(record, ensure_ascii=False)
+
+
+def set_aside_counts(folder: str | Path) -> dict[str, int]:
+    """{log name: lines set aside} for each quarantine file in `folder` (results.json
+    `set_aside`); a quarantine file is counted by its lines, whatever they hold."""
+    counts: dict[str, int] = {}
+    folder = Path(folder)
+    if not folder.is_dir():
+        return counts
+    for quarantine in sorted(folder.glob(f"*{SET_ASIDE_SUFFIX}")):
+        try:
+            lines = quarantine.read_bytes().count(b"\n")
+        except OSError:
+            continue
+        if lines:
+            counts[quarantine.name.removesuffix(SET_ASIDE_SUFFIX) + ".jsonl"] = lines
+    return counts
