@@ -174,6 +174,7 @@ def _cli(arguments: Callable[[Path], list[str]]) -> Callable[[Path], tuple[str, 
 def _library(call: Callable[[Path], Any]) -> Callable[[Path], tuple[str, str]]:
     def run(sandbox: Path) -> tuple[str, str]:
         from vqakit.builders import InputError
+        from vqakit.files import OutFolderRefused
         from vqakit.schema import BenchmarkError
         from vqakit.video import VideoError
 
@@ -181,7 +182,7 @@ def _library(call: Callable[[Path], Any]) -> Callable[[Path], tuple[str, str]]:
             call(sandbox)
         except ReachedModel:
             return "ok", "reached the first model step"
-        except (InputError, BenchmarkError, VideoError) as error:
+        except (InputError, BenchmarkError, VideoError, OutFolderRefused) as error:
             return "error", str(error)
         except Exception as error:
             return "uncaught", f"{type(error).__name__}: {error}"
@@ -453,11 +454,15 @@ def table_seeds(seeds: Path) -> list[Target]:
         run = _import("table", table, "videos", mapping="mapping.yaml")
         targets.append(Target(f"import table ({form})", [table, "mapping.yaml"], run, videos="videos"))
     for name, (release, videos, files) in PRESET_SEEDS.items():
-        shutil.copytree(DATASETS / name, seeds / f"preset-{name}")
-        targets.append(Target(f"import {name}", files, _import(name, release, videos), videos=videos))
+        # the release in a folder of its own: `--out` (sandbox/out) may not lie inside an input
+        shutil.copytree(DATASETS / name, seeds / f"preset-{name}" / RELEASE)
+        videos, files = f"{RELEASE}/{videos}", [f"{RELEASE}/{file}" for file in files]
+        run = _import(name, f"{RELEASE}/{release}", videos)
+        targets.append(Target(f"import {name}", files, run, videos=videos))
     return targets
 
 
+RELEASE = "release"  # where a preset's release lies in its sandbox
 # preset -> (release folder, --videos folder, files to mutate), in its example under DATASETS
 PRESET_SEEDS = {
     "videomme": (".", "data", ["videomme/test-00000-of-00001.parquet", "subtitle/fFjv93ACGo8.srt"]),

@@ -1,0 +1,35 @@
+"""The integrity audit (benchmarks/integrity_audit.py), bounded: a damaged middle line of the
+predictions (read by `report` and by `eval` resuming), the issue's three `import table` cases
+and `eval --out` on a folder of the user's and on a benchmark, one kill -9. It must print its
+three tables, with no line lost, no file deleted and no process left."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_integrity_audit_finds_nothing_lost_deleted_or_left(tmp_path):
+    report = tmp_path / "audit.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/integrity_audit.py"), "--logs", "predictions",
+         "--positions", "middle", "--commands", "import table,eval", "--kills", "1", "--json", str(report)],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    for heading in ("## Logs", "## --out an existing folder", "## kill -9"):
+        assert heading in done.stdout
+    found = json.loads(report.read_text())
+    assert [row["log"] for row in found["logs"]] == ["predictions", "predictions (eval resume)"]
+    for row in found["logs"]:
+        assert (row["exit"], row["named"], row["lost"], row["kept"]) == (1, True, 0, row["lines"]), row
+        assert (row["aside exit"], row["set aside"], row["lost after"]) == (0, 1, 0), row
+    assert len(found["outs"]) == 5
+    for row in found["outs"]:
+        assert (row["exit"], row["deleted"], row["replaced"], row["added"]) == (2, 0, 0, 0), row
+    assert [row["left 20 s"] for row in found["kills"]] == [0] and found["kills"][0]["workers"] >= 1
