@@ -37,11 +37,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests/models"))
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path[:0] = [str(TESTS / "models"), str(TESTS)]  # the loopback server and checks of the tests
 
-from fake_server import FakeServer
-from integrity_common import ROOT, SAMPLE, Audit, egofact_inputs
-from integrity_outs import audit_outs
+from fake_server import FakeServer  # noqa: E402 - the loopback OpenAI-compatible server of the tests
+from integrity_common import ROOT, SAMPLE, Audit, egofact_inputs  # noqa: E402
+from integrity_outs import audit_outs  # noqa: E402
+
+from integrity_checks import group_members  # noqa: E402
 
 POSITIONS = ("start", "middle", "end")
 SET_ASIDE = "--set-aside-bad-lines"
@@ -50,11 +53,15 @@ SET_ASIDE = "--set-aside-bad-lines"
 # --- 1. logs ---------------------------------------------------------------------------------
 
 
+TORN = b""  # the damage of the issue's case: the line cut short (its first 30 bytes), newline kept
+
+
 def damage(path: Path, where: str, bad: bytes) -> int:
-    """Replace the first, middle or last complete line of `path` with `bad`; its number."""
+    """Replace the first, middle or last complete line of `path` with `bad` (`TORN`: with its own
+    first 30 bytes); its number."""
     lines = path.read_bytes().splitlines(keepends=True)
     number = {"start": 1, "middle": len(lines) // 2 + 1, "end": len(lines)}[where]
-    lines[number - 1] = bad + b"\n"
+    lines[number - 1] = (bad or lines[number - 1][:30]) + b"\n"
     path.write_bytes(b"".join(lines))
     return number
 
@@ -95,7 +102,8 @@ def log_case(
     number = damage(log, where, bad)
     before = lines_of(log)
     code, text = audit.run(*verb())
-    row = {"log": kind, "where": f"{where} (line {number})", "verb": " ".join(map(str, verb()[:1])),
+    row = {"log": kind, "where": f"{where} (line {number})", "damage": "torn" if bad == TORN else "record",
+           "verb": " ".join(map(str, verb()[:1])),
            "lines": len(before), "exit": code, "named": f"{log.name}:{number}" in text,
            "kept": len(lines_of(log)), "lost": lost(before, log)}  # fmt: skip
     code, text = audit.run(*verb(), SET_ASIDE)
@@ -129,8 +137,8 @@ def judged(audit: Audit) -> Path:
     run = audit.work / "runs/judged"
     with FakeServer(default="ok:Answer: B") as model, FakeServer(default="ok:yes - the same") as judge:
         code, text = audit.run(
-            "eval", "sample", "--model", f"openai-compatible:{model.url}#m", "--limit", "9", "--frames",
-            "uniform:2", "--judge", f"open=openai-compatible:{judge.url}#j", "--out", run,
+            "eval", "sample", "--model", f"openai-compatible:{model.url}#m", "--frames", "uniform:1",
+            "--judge", f"open=openai-compatible:{judge.url}#j", "--out", run,
         )  # fmt: skip
     assert code == 0, text
     return run
@@ -155,47 +163,50 @@ LOGS = ("predictions", "judgments", "batch journal", "build journal")
 def audit_logs(
     audit: Audit, positions: tuple[str, ...], kinds: tuple[str, ...] = LOGS
 ) -> list[dict[str, Any]]:
+    """Each log kind with a torn line at each position, and a record of the wrong shape in the
+    middle (which a JSON-only reader would take)."""
+    damages = [(where, TORN) for where in positions]
     rows = []
     if "predictions" in kinds or "batch journal" in kinds:
         run, eval_args = sixty(audit)
-    for where in positions if "predictions" in kinds else ():
-        copy = copy_run(run, f"pred-{where}")
-        log = copy / "predictions.jsonl"
-        rows.append(log_case(audit, "predictions", where, log, lines_of(log)[9][:30], report(copy)))
-        copy = copy_run(run, f"resume-{where}")
+    if "predictions" in kinds:
         bad = b'{"sample_id": "q00", "method": "blind", "odd": 1}'
-        resume = lambda c=copy: [*eval_args, "--out", c]  # noqa: E731 - the same eval, resumed
-        rows.append(
-            log_case(audit, "predictions (eval resume)", where, copy / "predictions.jsonl", bad, resume)
-        )
+        for where, how in [*damages, ("middle", bad)]:
+            copy = copy_run(run, f"pred-{where}-{len(how)}")
+            rows.append(log_case(audit, "predictions", where, copy / "predictions.jsonl", how, report(copy)))
+            copy = copy_run(run, f"resume-{where}-{len(how)}")
+            resume = lambda c=copy: [*eval_args, "--out", c]  # noqa: E731 - the same eval, resumed
+            rows.append(
+                log_case(audit, "predictions (eval resume)", where, copy / "predictions.jsonl", how, resume)
+            )
     if "judgments" in kinds:
         source = judged(audit)
-        for where in positions:
-            copy = copy_run(source, f"judged-{where}")
+        for where, how in [*damages, ("middle", b'{"kind": "open"}')]:
+            copy = copy_run(source, f"judged-{where}-{len(how)}")
+            rows.append(log_case(audit, "judgments", where, copy / "judgments.jsonl", how, report(copy)))
+    if "batch journal" in kinds:
+        for where, how in [*damages, ("middle", b'{"event": "submitted", "batch": 7}')]:
+            copy = copy_run(run, f"batches-{where}-{len(how)}")
+            write_batch_journal(copy)
             rows.append(
-                log_case(
-                    audit, "judgments", where, copy / "judgments.jsonl", b'{"kind": "open"}', report(copy)
-                )
+                log_case(audit, "batch journal", where, copy / "judge_batches.jsonl", how, report(copy))
             )
-    for where in positions if "batch journal" in kinds else ():
-        copy = copy_run(run, f"batches-{where}")
-        write_batch_journal(copy)
-        bad = b'{"event": "submitted", "batch": 7}'
-        rows.append(log_case(audit, "batch journal", where, copy / "judge_batches.jsonl", bad, report(copy)))
     if "build journal" in kinds:
-        rows += build_journal_cases(audit, positions)
+        rows += build_journal_cases(
+            audit, [*damages, ("middle", b'{"key": "caption:x:1", "result": 1, "odd": 1}')]
+        )
     return rows
 
 
-def build_journal_cases(audit: Audit, positions: tuple[str, ...]) -> list[dict[str, Any]]:
+def build_journal_cases(audit: Audit, damages: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
     """`vqakit build egofact` resuming from a damaged journal; its model refuses at once, so a
     build that gets past its journal ends (`aside exit` is the build's own outcome then)."""
     from vqakit.builders import BuildJournal
 
     rows = []
     with FakeServer(default="400") as refusing:
-        for where in positions:
-            folder = audit.work / f"build-{where}"
+        for where, how in damages:
+            folder = audit.work / f"build-{where}-{len(how)}"
             build = [*egofact_inputs(folder), "--llm", f"openai-compatible:{refusing.url}#m"]
             journal = BuildJournal(folder / "out/build")
             for number in range(5):
@@ -203,8 +214,7 @@ def build_journal_cases(audit: Audit, positions: tuple[str, ...]) -> list[dict[s
                     BuildJournal.key("caption", f"item{number}", "request"), {"text": f"step {number}"}
                 )
             verb = lambda b=build, f=folder: [*b, "--out", f / "out"]  # noqa: E731
-            bad = b'{"key": "caption:x:1", "result": 1, "extra": true}'
-            rows.append(log_case(audit, "build journal", where, folder / "out/build/calls.jsonl", bad, verb))
+            rows.append(log_case(audit, "build journal", where, folder / "out/build/calls.jsonl", how, verb))
     return rows
 
 
@@ -213,24 +223,6 @@ def report(run: Path) -> Callable[[], list[Any]]:
 
 
 # --- 3. kill -9 ------------------------------------------------------------------------------
-
-
-def group_members(group: int) -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            command = (
-                Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            )
-        except OSError:
-            continue
-        state, _parent, process_group = stat[stat.rindex(")") + 2 :].split()[:3]
-        if int(process_group) == group and state != "Z":
-            found.append(command.strip())
-    return found
 
 
 def audit_kills(audit: Audit, rounds: int) -> list[dict[str, Any]]:

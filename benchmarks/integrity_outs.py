@@ -11,17 +11,7 @@ from typing import Any
 
 from integrity_common import DATASETS, FIXTURES, SAMPLE, Audit, egofact_inputs
 
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def foreign(folder: Path) -> Path:
-    (folder / "media").mkdir(parents=True)
-    (folder / "media/holiday.mp4").write_bytes(b"my own video")
-    (folder / "samples.jsonl").write_text('{"mine": true}\n')
-    (folder / "notes.txt").write_text("keep me")
-    return folder
+from integrity_checks import snapshot, users_folder  # tests/, put on the path by integrity_audit.py
 
 
 def out_case(audit: Audit, command: str, case: str, args: list[Any], watched: Path) -> dict[str, Any]:
@@ -121,7 +111,7 @@ def audit_outs(audit: Audit, commands: set[str] | None) -> list[dict[str, Any]]:
         if command == "eval --out BENCH":
             rows.append(out_case(audit, "eval", "--out a benchmark folder", make(bench), bench))
             continue
-        mine = foreign(work / f"mine-{command.replace(' ', '-')}")
+        mine = users_folder(work / f"mine-{command.replace(' ', '-')}")
         rows.append(out_case(audit, command, "--out an existing folder of the user's", make(mine), mine))
     return rows
 
@@ -140,6 +130,6 @@ def table_cases(audit: Audit, work: Path) -> list[dict[str, Any]]:
     rows.append(
         out_case(audit, "import table", "answer typo, --out the release", table(release, release), release)
     )
-    release, mine = table_release(work / "r3"), foreign(work / "mine-table")
+    release, mine = table_release(work / "r3"), users_folder(work / "mine-table")
     rows.append(out_case(audit, "import table", "--out an unrelated folder", table(release, mine), mine))
     return rows

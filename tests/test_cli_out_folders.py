@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from integrity_checks import snapshot, users_folder
 from vqakit.cli import main
 from vqakit.video import write_index_clip
 
@@ -42,19 +43,9 @@ def closed_model() -> str:
     return f"openai-compatible:http://127.0.0.1:{port}/v1#m"  # never reached: the refusal comes first
 
 
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture
 def foreign(tmp_path: Path) -> Path:
-    """A folder of the user's: notes, a video of theirs under media/, a samples.jsonl of theirs."""
-    folder = tmp_path / "mine"
-    (folder / "media").mkdir(parents=True)
-    (folder / "media/holiday.mp4").write_bytes(b"my own video")
-    (folder / "samples.jsonl").write_text('{"mine": true}\n')
-    (folder / "notes.txt").write_text("keep me")
-    return folder
+    return users_folder(tmp_path / "mine")
 
 
 def refused(args: list[str | Path], watched: Path, *, said: str = "--out") -> None:

@@ -1,7 +1,8 @@
-"""The integrity audit (benchmarks/integrity_audit.py), bounded: a damaged middle line of the
-predictions (read by `report` and by `eval` resuming), the issue's three `import table` cases
-and `eval --out` on a folder of the user's and on a benchmark, one kill -9. It must print its
-three tables, with no line lost, no file deleted and no process left."""
+"""The integrity audit (benchmarks/integrity_audit.py), bounded: a torn middle line and a
+record of the wrong shape in the predictions (read by `report` and by `eval` resuming), the
+issue's three `import table` cases and `eval --out` on a folder of the user's and on a
+benchmark, one kill -9. It must print its three tables, with no line lost, no file deleted and
+no process left."""
 
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ def test_the_integrity_audit_finds_nothing_lost_deleted_or_left(tmp_path):
     for heading in ("## Logs", "## --out an existing folder", "## kill -9"):
         assert heading in done.stdout
     found = json.loads(report.read_text())
-    assert [row["log"] for row in found["logs"]] == ["predictions", "predictions (eval resume)"]
+    assert [(row["log"], row["damage"]) for row in found["logs"]] == [
+        ("predictions", "torn"), ("predictions (eval resume)", "torn"),
+        ("predictions", "record"), ("predictions (eval resume)", "record"),
+    ]  # fmt: skip
     for row in found["logs"]:
         assert (row["exit"], row["named"], row["lost"], row["kept"]) == (1, True, 0, row["lines"]), row
         assert (row["aside exit"], row["set aside"], row["lost after"]) == (0, 1, 0), row

@@ -132,3 +132,16 @@ def test_set_aside_keeps_adding_to_the_quarantine_file(tmp_path: Path):
     kept = [json.loads(line) for line in set_aside_path(path).read_text().splitlines()]
     assert [entry["text"] for entry in kept] == ["bad one", "bad two"]
     assert set_aside_counts(tmp_path) == {"log.jsonl": 2} and read_log(path, parse).checked() == GOOD[:2]
+
+
+def test_a_follower_reads_on_from_where_it_stopped_with_the_files_line_numbers(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(lines(*GOOD[:2]) + b'{"id": 3, "pa')  # two records, a line being written
+    first = read_log(path, parse)
+    assert [r["id"] for r in first.records] == [1, 2] and first.next_line == 3
+    with open(path, "ab") as handle:  # the writer finishes its line, then more lines come
+        handle.write(b'rt": 1}\n' + lines(b"oops", GOOD[3]))
+    more = read_log(path, parse, offset=first.end, first_line=first.next_line)
+    assert [r["id"] for r in more.records] == [3, 4] and more.numbers == [3, 5]
+    assert more.problems == [(4, "not JSON (Expecting value at column 1)")]
+    assert more.end == path.stat().st_size and more.next_line == 6

@@ -20,27 +20,10 @@ from pathlib import Path
 
 from fake_server import FakeServer
 
+from integrity_checks import group_members
+
 ROUNDS = 3
 GONE_WITHIN_S = 20.0  # a worker still starting (importing) when its parent dies exits once started
-
-
-def group_members(group: int) -> list[str]:
-    """Command lines of the live (not zombie) processes of process group `group`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            command = (
-                Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            )
-        except OSError:
-            continue
-        state, _parent, process_group = stat[stat.rindex(")") + 2 :].split()[:3]
-        if int(process_group) == group and state != "Z":
-            found.append(command.strip())
-    return found
 
 
 def lines(path: Path) -> int:

@@ -17,7 +17,7 @@ def _command(preset: Any) -> click.Command:
 
         chosen = {key: value for key, value in options.items() if value is not None}
         try:
-            report = preset.import_release(release, videos, out, split=split, **chosen)
+            report = preset.import_checked(release, videos, out, split=split, **chosen)
         except (ValueError, BenchmarkError) as error:
             raise click.ClickException(str(error)) from None
         echo_import(report, out)

@@ -173,8 +173,9 @@ class LogContents(Generic[T]):
     order; `problems`: (line, reason) of each complete line that could not be read; `torn`: a
     last line cut short (no newline, unreadable), left out and left alone, b"" when none;
     `end`: bytes of the file up to the end of its last complete line (where an appender
-    writes after removing `torn`); `unterminated`: the last line has no newline but was read
-    as a record (an appender ends it with one)."""
+    writes after removing `torn`; where a later `read_log(offset=...)` goes on, its first line
+    numbered `next_line`); `unterminated`: the last line has no newline but was read as a
+    record (an appender ends it with one)."""
 
     path: Path
     records: list[T] = field(default_factory=list)
@@ -183,6 +184,7 @@ class LogContents(Generic[T]):
     torn: bytes = b""
     end: int = 0
     unterminated: bool = False
+    next_line: int = 1  # the number of the line that starts at `end`
 
     def checked(self, hint: str | None = None) -> list[T]:
         """The records, or `BadLogLines` naming every line that could not be read."""
@@ -191,11 +193,13 @@ class LogContents(Generic[T]):
         return self.records
 
 
-def _parse_lines(raw: bytes, parse: Parser) -> Iterable[tuple[int, int, int, Any, str | None]]:
+def _parse_lines(
+    raw: bytes, parse: Parser, first_line: int = 1
+) -> Iterable[tuple[int, int, int, Any, str | None]]:
     """(line number, start, end, record or None, problem or None) for each line holding
     something; the last line (no newline) comes with end == len(raw)."""
     start = 0
-    number = 0
+    number = first_line - 1
     size = len(raw)
     while start < size:
         newline = raw.find(b"\n", start)
@@ -211,12 +215,16 @@ def _parse_lines(raw: bytes, parse: Parser) -> Iterable[tuple[int, int, int, Any
         start = end
 
 
-def read_log(path: str | Path, parse: Parser) -> LogContents[Any]:
+def read_log(path: str | Path, parse: Parser, *, offset: int = 0, first_line: int = 1) -> LogContents[Any]:
     """Every record of the append-only JSONL log at `path` (missing: none), with the lines that
-    could not be read as problems. Reads only; see the module's docstring for the policy."""
+    could not be read as problems. Reads only; see the module's docstring for the policy.
+    `offset`, `first_line`: read on from where an earlier read ended (its `end`, a line start,
+    and `next_line`), for a reader that follows a log as it grows; offsets stay the file's."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            raw = handle.read()
     except FileNotFoundError:
         return LogContents(path)
     except IsADirectoryError:
@@ -228,7 +236,7 @@ def read_log(path: str | Path, parse: Parser) -> LogContents[Any]:
     problems: list[tuple[int, str]] = []
     torn, end, unterminated = b"", len(raw), False
     with collector_paused():
-        for number, start, stop, record, problem in _parse_lines(raw, parse):
+        for number, start, stop, record, problem in _parse_lines(raw, parse, first_line):
             last = stop == len(raw) and not raw.endswith(b"\n")
             if problem is not None:
                 if last:  # cut short by a kill: the next appender removes it
@@ -239,9 +247,8 @@ def read_log(path: str | Path, parse: Parser) -> LogContents[Any]:
             records.append(record)
             numbers.append(number)
             unterminated = last
-    if not torn and raw and not raw.endswith(b"\n") and not unterminated:
-        end = len(raw)  # an unterminated line of blanks: harmless, kept
-    return LogContents(path, records, numbers, problems, torn, end, unterminated)
+    next_line = first_line + raw[:end].count(b"\n")  # after an unterminated record: its own number
+    return LogContents(path, records, numbers, problems, torn, offset + end, unterminated, next_line)
 
 
 class LogAppender:

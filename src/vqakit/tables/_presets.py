@@ -42,7 +42,7 @@ class Preset:
         """The command that imports with it, as folders' markers record it."""
         return f"import {self.name}"
 
-    def import_release(
+    def import_checked(
         self, release: Path, videos: Path, out: Path, split: str | None = None, **options: Any
     ) -> TableImport:
         """`vqakit import <name>`: check `out` first (new, empty, or an earlier import of this

@@ -1,0 +1,40 @@
+"""What the integrity tests and benchmarks/integrity_audit.py look at: the files of a folder, a
+folder of the user's for a command to meet, and the processes of a process group."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` (relative path: bytes)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def users_folder(folder: Path) -> Path:
+    """A folder of the user's: notes, a video of theirs under media/, a samples.jsonl of theirs."""
+    (folder / "media").mkdir(parents=True)
+    (folder / "media/holiday.mp4").write_bytes(b"my own video")
+    (folder / "samples.jsonl").write_text('{"mine": true}\n')
+    (folder / "notes.txt").write_text("keep me")
+    return folder
+
+
+def group_members(group: int) -> list[str]:
+    """Command lines of the live (not zombie) processes of process group `group`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            command = (
+                Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            )
+        except OSError:
+            continue
+        state, _parent, process_group = stat[stat.rindex(")") + 2 :].split()[:3]
+        if int(process_group) == group and state != "Z":
+            found.append(command.strip())
+    return found
