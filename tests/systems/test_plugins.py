@@ -59,18 +59,18 @@ def run(bench: Path) -> Path:
         "--group-by",
         "toy_colour",
         "--out",
-        "run",
+        "../run",  # beside the benchmark: a run never goes inside its benchmark's folder
         cwd=bench,
     )
     assert result.returncode == 0, result.stderr
     assert "toy-pick: MCQ accuracy 25.0%" in result.stdout
-    return bench / "run"
+    return bench.parent / "run"
 
 
-def test_the_method_owns_its_options(run: Path):
+def test_the_method_owns_its_options(run: Path, bench: Path):
     config = yaml.safe_load((run / "config.yaml").read_text())
     assert config["method"] == "toy-pick" and config["method_args"] == {"pick": 2, "loud": False}
-    assert config["judges"] == {"politeness": f"replay:{run.parent / 'judge.jsonl'}"}
+    assert config["judges"] == {"politeness": f"replay:{bench / 'judge.jsonl'}"}
 
 
 def test_judge_metric_and_group_reach_results_and_scores(run: Path):
@@ -95,8 +95,8 @@ def test_report_shows_the_judge_the_section_and_the_detail(run: Path):
 def test_resuming_makes_no_new_judgments(run: Path, bench: Path):
     again = toy(
         "eval", str(bench), "--method", "toy-pick", "--method-arg", "pick=2",
-        "--judge", f"politeness=replay:{bench / 'judge.jsonl'}", "--group-by", "toy_colour", "--out", "run",
-        cwd=bench,
+        "--judge", f"politeness=replay:{bench / 'judge.jsonl'}", "--group-by", "toy_colour",
+        "--out", "../run", cwd=bench,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr
     assert "(4 resumed, 0 run)" in again.stdout
@@ -104,11 +104,13 @@ def test_resuming_makes_no_new_judgments(run: Path, bench: Path):
 
 
 def test_bad_method_options_are_refused_before_the_run(bench: Path):
-    too_big = toy("eval", str(bench), "--method", "toy-pick", "--method-arg=pick=9", "--out", "x", cwd=bench)
+    too_big = toy(
+        "eval", str(bench), "--method", "toy-pick", "--method-arg=pick=9", "--out", "../x", cwd=bench
+    )
     assert too_big.returncode == 2 and "method toy-pick: pick" in too_big.stderr
-    unknown = toy("eval", str(bench), "--method", "toy-pick", "--top-clips", "3", "--out", "x", cwd=bench)
+    unknown = toy("eval", str(bench), "--method", "toy-pick", "--top-clips", "3", "--out", "../x", cwd=bench)
     assert unknown.returncode == 2 and "has no option top_clips (its options: loud, pick)" in unknown.stderr
-    assert not (bench / "x").exists()
+    assert not (bench.parent / "x").exists()
 
 
 def test_the_validation_check_and_the_listings(bench: Path, tmp_path: Path):

@@ -69,6 +69,8 @@ def is_run_folder(folder: Path) -> bool:
     its config is written (its logs, e.g. a participant's answers.jsonl to rebuild a run from)."""
     if (folder / CONFIG).is_file():
         return True
+    if not folder.is_dir():
+        return False
     names = [name for name in os.listdir(folder) if name not in IGNORED]
     return all(
         name in _RUN_FILES or is_set_aside_file(name) or _log_parser(name) is not None for name in names

@@ -18,6 +18,7 @@ import vqakit.systems.instructionbench  # noqa: F401  (registers prompts, groups
 from vqakit.benchmarks import check_benchmark, load_benchmark
 from vqakit.cli.build_instructionbench import instructionbench
 from vqakit.cli.stats import stats as stats_command
+from vqakit.files import OutFolderRefused
 from vqakit.models import Completion
 from vqakit.runner import EvalConfig, run_eval
 from vqakit.systems.instructionbench.builder import (
@@ -494,18 +495,25 @@ def test_symlinked_videos_build_and_a_link_in_out_stops_before_any_model_step(vi
     placed = out / "media/table/tb_plant.mp4"
     assert not placed.is_symlink() and placed.stat().st_ino == (tmp_path / "store/tb_plant.mp4").stat().st_ino
     assert check_benchmark(out)[1] == []
-    # a link inside --out: refused before the first model step, nothing written through it
+    # a link inside --out: refused before the first model step, nothing written through it (a
+    # folder the builder did not write is refused as such; its own, for the link)
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "out2").mkdir()
     (tmp_path / "out2/media").symlink_to(tmp_path / "elsewhere")
-    writer, checkers = scripted_models()
-    with pytest.raises(InputError, match=r"out2/media: a symbolic link inside the output folder"):
-        build_instructionbench(
-            [FIXTURES / "steps_build.csv"],
-            tmp_path / "links",
+    shutil.rmtree(out / "media")
+    (out / "media").symlink_to(tmp_path / "elsewhere")
+    for target, refusal, said in (
+        (
             tmp_path / "out2",
-            llm=writer,
-            checkers=checkers,
-            config=config,
-        )
-    assert writer.calls == 0 and list((tmp_path / "elsewhere").iterdir()) == []
+            OutFolderRefused,
+            r"out2 exists and holds files vqakit build instructionbench did not",
+        ),
+        (out, InputError, r"out/media: a symbolic link inside the output folder"),
+    ):
+        writer, checkers = scripted_models()
+        with pytest.raises(refusal, match=said):
+            build_instructionbench(
+                [FIXTURES / "steps_build.csv"], tmp_path / "links", target, llm=writer, checkers=checkers,
+                config=config,
+            )  # fmt: skip
+        assert writer.calls == 0 and list((tmp_path / "elsewhere").iterdir()) == []

@@ -225,8 +225,9 @@ def test_the_command(tmp_path):
         "found for the recaps asked about: recap videos 2/3, movies 1/3, movie subtitles 2/3" in result.output
     )
     assert f"wrote 8 samples to {tmp_path / 'bench'} (5 lacking something, 1 left out)" in result.output
+    (tmp_path / "empty").mkdir()
     missing = runner.invoke(
-        movierecapsqa, [str(tmp_path), "--recaps", str(MEDIA), "--out", str(tmp_path / "x")]
+        movierecapsqa, [str(tmp_path / "empty"), "--recaps", str(MEDIA), "--out", str(tmp_path / "x")]
     )
     assert missing.exit_code == 1 and "missing recaps.json" in missing.output
 
