@@ -55,7 +55,7 @@ def _bench(root: Path, version: str = "1", gold: dict[str, int] | None = None) -
     card = {"name": "diff-tiny", "version": version, "license": "CC0-1.0", "description": "diff test"}
     card["protocol"] = {"frames": "uniform:4"}
     media = {"counting.mp4": MEDIA / "counting.mp4", "crossing.mp4": MEDIA / "crossing.mp4"}
-    write_benchmark_folder(root, card=card, samples=samples, media=media)
+    write_benchmark_folder(root, card=card, samples=samples, media=media, writer="diff test")
     return root
 
 
