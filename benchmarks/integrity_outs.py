@@ -11,7 +11,11 @@ from typing import Any
 
 from integrity_common import DATASETS, FIXTURES, SAMPLE, Audit, egofact_inputs
 
-from integrity_checks import snapshot, users_folder  # tests/, put on the path by integrity_audit.py
+from integrity_checks import (  # tests/, put on the path by integrity_audit.py
+    PRESET_EXAMPLES,
+    snapshot,
+    users_folder,
+)
 
 
 def out_case(audit: Audit, command: str, case: str, args: list[Any], watched: Path) -> dict[str, Any]:
@@ -38,15 +42,6 @@ def table_release(folder: Path, typo: bool = False) -> Path:
     return folder
 
 
-PRESETS = {  # preset -> (release folder, videos folder) in its example under DATASETS
-    "videomme": (".", "data"),
-    "nextqa": ("dataset/nextqa", "NExTVideo"),
-    "egoschema": (".", "videos"),
-    "longvideobench": (".", "videos"),
-    "mvbench": (".", "video"),
-    "mlvu": ("MLVU", "MLVU/video"),
-    "perceptiontest": (".", "videos"),
-}
 CLOSED = "openai-compatible:http://127.0.0.1:9/v1#m"  # never reached when --out is refused
 
 
@@ -55,8 +50,8 @@ def command_cases(work: Path, bench: Path) -> dict[str, Callable[[Path], list[An
     cases: dict[str, Callable[[Path], list[Any]]] = {}
     replies = work / "replies.jsonl"  # recorded replies for no sample: each answer is an error, at once
     replies.write_text('{"sample_id": "none", "reply": "A"}\n')
-    for name, (release, videos) in PRESETS.items():
-        shutil.copytree(DATASETS / name, work / f"rel-{name}")
+    for name, (example, release, videos) in PRESET_EXAMPLES.items():
+        shutil.copytree(DATASETS / example, work / f"rel-{name}")
         given = [work / f"rel-{name}" / release, "--videos", work / f"rel-{name}" / videos]
         cases[f"import {name}"] = lambda out, n=name, g=given: ["import", n, *g, "--out", out]
     (work / "empty-videos").mkdir()

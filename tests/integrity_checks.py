@@ -1,10 +1,23 @@
-"""What the integrity tests and benchmarks/integrity_audit.py look at: the files of a folder, a
-folder of the user's for a command to meet, and the processes of a process group."""
+"""What the integrity tests and benchmarks/integrity_audit.py share: where each preset's example
+release is, the files of a folder, a folder of the user's for a command to meet, and the
+processes of a process group."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+# each preset's example release: (its folder under docs/examples/datasets, the release in it, the videos)
+PRESET_EXAMPLES = {
+    "videomme": ("videomme", ".", "data"),
+    "nextqa": ("nextqa", "dataset/nextqa", "NExTVideo"),
+    "egoschema": ("egoschema", ".", "videos"),
+    "longvideobench": ("longvideobench", ".", "videos"),
+    "mvbench": ("mvbench", ".", "video"),
+    "mlvu": ("mlvu", "MLVU", "MLVU/video"),
+    "perceptiontest": ("perceptiontest", ".", "videos"),
+    "minerva-mcq": ("minerva", ".", "videos"),
+}
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

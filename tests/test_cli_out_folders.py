@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from integrity_checks import snapshot, users_folder
+from integrity_checks import PRESET_EXAMPLES, snapshot, users_folder
 from vqakit.cli import main
 from vqakit.video import write_index_clip
 
@@ -25,15 +25,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "docs/examples/datasets"
 FIXTURES = ROOT / "tests/fixtures"
 SAMPLE = ROOT / "src/vqakit/benchmarks/sample"
-PRESETS = {  # preset -> (release folder, videos folder) in its example under DATASETS
-    "videomme": (".", "data"),
-    "nextqa": ("dataset/nextqa", "NExTVideo"),
-    "egoschema": (".", "videos"),
-    "longvideobench": (".", "videos"),
-    "mvbench": (".", "video"),
-    "mlvu": ("MLVU", "MLVU/video"),
-    "perceptiontest": (".", "videos"),
-}
 
 
 def closed_model() -> str:
@@ -127,10 +118,10 @@ def test_another_importer_does_not_write_into_an_import_table_folder(release, tm
 # --- every other command that writes a folder ---------------------------------------------------
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(PRESET_EXAMPLES))
 def test_import_preset(preset, tmp_path, foreign):
-    shutil.copytree(DATASETS / preset, tmp_path / "release")
-    folder, videos = PRESETS[preset]
+    example, folder, videos = PRESET_EXAMPLES[preset]
+    shutil.copytree(DATASETS / example, tmp_path / "release")
     given = tmp_path / "release" / folder
     refused(["import", preset, given, "--videos", tmp_path / "release" / videos, "--out", foreign], foreign)
     refused(
