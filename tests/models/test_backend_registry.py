@@ -72,28 +72,28 @@ def test_a_name_is_registered_once():
 
 
 def test_a_backend_registered_from_test_code_runs_an_eval(bench: Path):
-    result = vqakit("eval", str(bench), "--model", "toy:B", "--frames", "uniform:3", "--out", "run",
-                    cwd=bench, script=TOY)  # fmt: skip
+    result = vqakit("eval", str(bench), "--model", "toy:B", "--frames", "uniform:3", "--out", "backendrun",
+                    cwd=bench.parent, script=TOY)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    run = bench / "run"
+    run = bench.parent / "backendrun"
     assert yaml.safe_load((run / "config.yaml").read_text())["model"] == "toy:B"
     predictions = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
     assert [p["reply"] for p in predictions] == ["I was sent 3 images; the answer is (B)."] * 2
     rows = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
     scores = {row["sample_id"]: row for row in rows}
     assert scores["q1"]["correct"] is True and scores["q0"]["correct"] is False
-    listed = vqakit("models", cwd=bench, script=TOY).stdout
+    listed = vqakit("models", cwd=bench.parent, script=TOY).stdout
     assert "toy:<letter>\n    e.g. toy:B\n    answers every question" in listed
 
 
 def test_its_own_checks_refuse_a_run_before_it_starts(bench: Path):
-    bad = vqakit("eval", str(bench), "--model", "toy:BB", "--out", "bad", cwd=bench, script=TOY)
+    bad = vqakit("eval", str(bench), "--model", "toy:BB", "--out", "bad", cwd=bench.parent, script=TOY)
     assert bad.returncode == 2 and "toy: 'BB' is not one option letter" in bad.stderr
-    seeded = vqakit("eval", str(bench), "--model", "toy:B?seed=1", "--out", "bad", cwd=bench, script=TOY)
+    seeded = vqakit("eval", str(bench), "--model", "toy:B?seed=1", "--out", "bad", cwd=bench.parent, script=TOY)
     assert seeded.returncode == 2 and "toy: cannot send seed (the toy does not sample)" in seeded.stderr
-    unknown = vqakit("eval", str(bench), "--model", "toy:B", "--out", "bad", cwd=bench)  # not registered here
+    unknown = vqakit("eval", str(bench), "--model", "toy:B", "--out", "bad", cwd=bench.parent)  # not registered here
     assert unknown.returncode == 2 and "unknown model backend 'toy'" in unknown.stderr
-    assert not (bench / "bad").exists()
+    assert not (bench.parent / "bad").exists()
 
 
 def _documented_example() -> str:
