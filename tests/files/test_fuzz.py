@@ -71,3 +71,33 @@ def test_the_catch_all_names_the_command_and_the_file(tmp_path, monkeypatch, fai
     assert result.exit_code == 1
     assert result.output.startswith("Error: vqakit steps: KeyError: 'a bug' (")
     assert f"last input read: {annotations}" in result.output and "VQAKIT_DEBUG=1" in result.output
+
+
+def test_single_bad_files_and_look_alike_ids_end_well(tmp_path):
+    """benchmarks/fuzz_bad_files.py, each case once (25): one bad subtitle, frame, cell or map
+    leaves out only the questions that use it, named by its real path (a map every question uses
+    may end the import, naming it); look-alike ids never share a file or a clip."""
+    report = tmp_path / "bad-files.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/fuzz_bad_files.py"), "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=400,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    outcomes = json.loads(report.read_text())
+    assert len(outcomes) >= 25 and {o["target"] for o in outcomes} >= {
+        "import longvideobench",
+        "import mvbench",
+        "import videomme",
+        "import nextqa",
+        "import table (parquet)",
+        "import table (csv)",
+        "import minerva (look-alike ids)",
+        "eval --input video (look-alike ids)",
+    }
+    bad = [o for o in outcomes if o["outcome"] not in ("survived", "clean error naming the file")]
+    assert bad == [], result.stdout[-4000:]
+    named = [o for o in outcomes if o["outcome"] == "clean error naming the file"]
+    assert named and all(o["target"] == "import nextqa" for o in named)

@@ -21,14 +21,15 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from vqakit.builders import check_benchmark_out, write_benchmark_folder
-from vqakit.files import InputError, find_unusable, one_line, read_table, reading, write_text_atomic
+from vqakit.files import InputError, find_unusable, one_line, reading, write_text_atomic
 from vqakit.schema import Benchmark, BenchmarkCard, Sample
+from vqakit.tables._found import find_file, read_corpus, safe_relative
 from vqakit.tables._mapping import MappingError, TableMapping, load_mapping
 from vqakit.tables._rows import RowFields, RowProblem, row_fields, time_column
 from vqakit.tables._source import Source, SourceRow, binary_problem, read_source
@@ -63,39 +64,6 @@ class TableImport:
     lacking_subtitles: list[str] = field(default_factory=list)  # sample ids whose subtitles are missing
     hidden: int = 0  # samples whose answer is hidden
     benchmark: Benchmark | None = None
-
-
-def _safe_relative(text: str) -> PurePosixPath | None:
-    """A path under a folder, or None when it would leave it (absolute, `..`)."""
-    path = PurePosixPath(text.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        return None
-    return path
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except (OSError, ValueError):  # a name too long for the file system, say
-        return False
-
-
-def find_file(folder: Path, relative: str, extensions: list[str]) -> Path | None:
-    """The file (or folder) at `relative` under `folder`, trying the other extensions when it
-    is not there: `{id}.mp4` with `[mkv, webm]` also finds `{id}.mkv`; `{id}` finds `{id}.mp4`.
-    None when none is there, or `relative` would leave `folder` (absolute, `..`)."""
-    path = _safe_relative(relative)
-    if path is None:
-        return None
-    candidates = [folder / path]
-    for extension in extensions:
-        suffix = "." + extension.lstrip(".")
-        try:
-            other = path.with_suffix(suffix) if path.suffix else PurePosixPath(f"{path}{suffix}")
-        except ValueError:  # an extension that is not one (`a/b`)
-            continue
-        candidates.append(folder / other)
-    return next((candidate for candidate in candidates if _exists(candidate)), None)
 
 
 def _sample(fields: RowFields, video: str, subtitles: str | None) -> dict[str, Any]:
@@ -193,7 +161,7 @@ def import_rows(
             name = relative.removeprefix("media/")
             write_text_atomic(Path(converted) / name, text)
             media[name] = Path(converted) / name
-        clips, passages = _corpus(mapping, videos, media)
+        clips, passages = read_corpus(mapping, videos, media)
         report.benchmark = write_benchmark_folder(
             out,
             card=card or default_card(mapping, out.name, source),
@@ -206,39 +174,6 @@ def import_rows(
     report.written = len(samples)
     report.hidden = sum(1 for sample in samples if sample["answer"] is None)
     return report
-
-
-def _corpus(
-    mapping: TableMapping, videos: Path, media: dict[str, Path]
-) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
-    """The retrieval corpora of the mapping's `corpus` folder (vqakit's own files), with the
-    clips' videos found under `videos` and placed like the samples'."""
-    if mapping.corpus is None:
-        return None, None
-    folder = Path(mapping.corpus)
-    found: list[list[dict[str, Any]] | None] = []
-    for name in ("clips.jsonl", "passages.jsonl"):
-        path = folder / name
-        if not path.is_file():
-            found.append(None)
-            continue
-        table = read_table(path, "jsonl")
-        if table.problems:
-            raise InputError("\n".join(table.row_problems()[:20]))
-        found.append([record.data for record in table.rows if record.data is not None])
-    for clip in found[0] or []:
-        video = clip.get("video") if isinstance(clip.get("video"), dict) else None
-        relative = _safe_relative(str(video.get("path", ""))) if video else None
-        if relative is None or relative.parts[0] != "media" or len(relative.parts) < 2:
-            raise ValueError(
-                f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: its video must be under media/"
-            )
-        name = str(PurePosixPath(*relative.parts[1:]))
-        source = videos / name
-        if not source.is_file():
-            raise ValueError(f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: no video {source}")
-        media[name] = source
-    return found[0], found[1]
 
 
 def _duration(
@@ -330,7 +265,7 @@ def _one_row(
     cut = fields.end_s is not None and fields.end_s > duration
     if cut:
         fields = replace(fields, end_s=duration)  # as the releases' own loaders clamp it
-    relative = _safe_relative(fields.video)
+    relative = safe_relative(fields.video)
     assert relative is not None  # find_file found it under the folder
     name = str(relative.with_suffix(found_video.suffix.lower() or relative.suffix))
     subtitles = None
@@ -339,7 +274,7 @@ def _one_row(
         if subtitle_file is None or not subtitle_file.is_file():
             report.lacking_subtitles.append(fields.id)
         else:
-            subtitle_name = _safe_relative(fields.subtitles)
+            subtitle_name = safe_relative(fields.subtitles)
             assert subtitle_name is not None
             converted = hooks.subtitles is not None
             subtitles = f"media/{subtitle_name.with_suffix('.srt') if converted else subtitle_name}"
