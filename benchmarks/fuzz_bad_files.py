@@ -11,10 +11,11 @@ file: a cue holding `-->`, blank lines, times beyond any video, not JSON; an MVB
 PNG whose header claims 30000x30000 pixels, a cut JPEG, text; a Video-MME subtitle file: 100,000
 unclosed `<font` tags, a timing that cannot be read, UTF-16, bytes; a Parquet cell: binary that
 is not UTF-8, a NaN start; a CSV answer index `1.0`), or removes NExT-QA's video map, which every
-question uses. Two layouts of look-alike ids: a Minerva release whose video ids differ only in
-punctuation (`v/1`, `v?1`, `v 1`, ...) or only before their last 120 characters, each with its
-own video; and `eval --input video --method-arg video_url=file` over such ids against a loopback
-server that opens each request's clip while the request waits.
+question uses (EgoSchema's subset answers are treated alike: a clean error naming them). Two
+layouts of look-alike ids: a Minerva release whose video ids differ only in punctuation (`v/1`,
+`v?1`, `v 1`, ...) or only before their last 120 characters, each with its own video; and
+`eval --input video --method-arg video_url=file` over such ids against a loopback server that
+opens each request's clip while the request waits.
 
 Outcomes:
 - survived: exit 0, the questions that do not use the file imported, and any question left out
@@ -139,6 +140,12 @@ BAD_FILES = [
         "import nextqa",
         "dataset/nextqa/map_vid_vidorID.json",
         ("removed", "not JSON", "a list, not a map", "empty"),
+        every_question=True,
+    ),
+    BadFile(  # the answers of the 500-question subset: a clean error naming it, never a silent "hidden"
+        "import egoschema",
+        "subset_answers.json",
+        ("not JSON", "a list, not a map", "empty"),
         every_question=True,
     ),
 ]

@@ -7,7 +7,6 @@ is; a Parquet NaN start is a problem, not "no start"."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,16 +30,6 @@ MAPPING = {
     "video": "{video}.mp4",
     "subtitles": "{video}.srt",
 }
-
-
-@pytest.fixture
-def videos(tmp_path: Path, media_dir: Path) -> Path:
-    folder = tmp_path / "videos"
-    folder.mkdir()
-    for name in ("bikes.mp4", "world.mp4"):
-        shutil.copy(media_dir / name, folder / name)
-    shutil.copy(media_dir / "s1.srt", folder / "world.srt")
-    return folder
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ their rows are left out; a missing video leaves out only its questions."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -37,16 +36,6 @@ MAPPING = {
     "metadata": ["frames"],
     "subtitles": "{video}.srt",
 }
-
-
-@pytest.fixture
-def videos(tmp_path: Path, media_dir: Path) -> Path:
-    folder = tmp_path / "videos"
-    folder.mkdir()
-    for name in ("bikes.mp4", "world.mp4"):
-        shutil.copy(media_dir / name, folder / name)
-    shutil.copy(media_dir / "s1.srt", folder / "world.srt")
-    return folder
 
 
 @pytest.fixture
