@@ -224,14 +224,16 @@ def _write_run_files(
     judges added to an existing run grade with all of the run's judges."""
     from vqakit.models import redact_record
 
-    saved = {
-        **config.model_dump(mode="json"),
-        "bench": _saved_bench(config, benchmark, folder),
-        "method_args": checked.options.model_dump(mode="json"),
-        "protocol": saved_protocol(checked.protocol),
-        "benchmark_hash": benchmark_hash(benchmark),
-    }
-    effective = check_or_write_config(folder, redact_record(saved))
+    saved = redact_record(
+        {
+            **config.model_dump(mode="json"),
+            "bench": _saved_bench(config, benchmark, folder),
+            "method_args": checked.options.model_dump(mode="json"),
+            "protocol": saved_protocol(checked.protocol),
+            "benchmark_hash": benchmark_hash(benchmark),
+        }
+    )
+    effective = check_or_write_config(folder, saved)
     if effective is not saved:  # judges added to an existing run: grade with all of them
         config = config.model_copy(
             update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
