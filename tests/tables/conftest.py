@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 
 @pytest.fixture
@@ -17,3 +18,11 @@ def videos(tmp_path: Path, media_dir: Path) -> Path:
         shutil.copy(media_dir / name, folder / name)
     shutil.copy(media_dir / "s1.srt", folder / "world.srt")
     return folder
+
+
+@pytest.fixture
+def mapping(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """The test module's MAPPING, written as a mapping file."""
+    path = tmp_path / "map.yaml"
+    path.write_text(yaml.safe_dump(request.module.MAPPING))
+    return path

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -30,13 +29,6 @@ MAPPING = {
     "video": "{video}.mp4",
     "subtitles": "{video}.srt",
 }
-
-
-@pytest.fixture
-def mapping(tmp_path: Path) -> Path:
-    path = tmp_path / "map.yaml"
-    path.write_text(yaml.safe_dump(MAPPING))
-    return path
 
 
 def _parquet(rows: list[dict], path: Path, schema=None) -> Path:

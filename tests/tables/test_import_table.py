@@ -38,13 +38,6 @@ MAPPING = {
 }
 
 
-@pytest.fixture
-def mapping(tmp_path: Path) -> Path:
-    path = tmp_path / "map.yaml"
-    path.write_text(yaml.safe_dump(MAPPING))
-    return path
-
-
 def _write(rows: list[dict], path: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
