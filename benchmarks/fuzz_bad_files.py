@@ -115,7 +115,7 @@ KINDS: dict[str, Callable[[bytes], bytes | None]] = {
 @dataclass(frozen=True)
 class BadFile:
     target: str  # a target of fuzz_importers.py
-    file: str  # relative to its seed
+    file: str  # relative to its seed (a preset's release lies in `fuzz.RELEASE` there)
     kinds: tuple[str, ...]
     every_question: bool = False  # every question uses it: a clean error naming it is right too
 
@@ -123,28 +123,28 @@ class BadFile:
 BAD_FILES = [
     BadFile(
         "import longvideobench",
-        "subtitles/86CxyhFV9MI_en.json",
+        f"{fuzz.RELEASE}/subtitles/86CxyhFV9MI_en.json",
         ("cue holding -->", "cue with blank lines", "cue beyond any video", "not JSON", "bytes", "empty"),
     ),
     BadFile(
         "import mvbench",
-        "video/tvqa/frames_fps3_hq/castle_s01e01_seg02_clip_00/00002.jpg",
+        f"{fuzz.RELEASE}/video/tvqa/frames_fps3_hq/castle_s01e01_seg02_clip_00/00002.jpg",
         ("PNG claiming 30000x30000", "PNG claiming 20000x4000", "cut short", "text", "empty"),
     ),
     BadFile(
         "import videomme",
-        "subtitle/fFjv93ACGo8.srt",
+        f"{fuzz.RELEASE}/subtitle/fFjv93ACGo8.srt",
         ("100k unclosed <font tags", "unreadable timing", "UTF-16", "bytes", "empty"),
     ),
     BadFile(
         "import nextqa",
-        "dataset/nextqa/map_vid_vidorID.json",
+        f"{fuzz.RELEASE}/dataset/nextqa/map_vid_vidorID.json",
         ("removed", "not JSON", "a list, not a map", "empty"),
         every_question=True,
     ),
     BadFile(  # the answers of the 500-question subset: a clean error naming it, never a silent "hidden"
         "import egoschema",
-        "subset_answers.json",
+        f"{fuzz.RELEASE}/subset_answers.json",
         ("not JSON", "a list, not a map", "empty"),
         every_question=True,
     ),

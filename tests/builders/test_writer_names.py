@@ -30,6 +30,7 @@ def test_a_bad_placed_file_is_named_by_its_source(tmp_path, index_clip):
             card=CARD,
             samples=[sample],
             media={"index.mp4": index_clip, "talk.srt": subtitles},
+            writer="build test",
         )
     message = str(raised.value)
     assert f"unreadable subtitles: {subtitles}: line 2: cannot read the cue timing" in message
