@@ -22,6 +22,9 @@ folder outside, or being a file), runs the command in process and classifies wha
 
 The builders are run as libraries with models that stop the build at its first model call: an
 input that reaches the first model step is accepted.
+
+`fuzz_bad_files.py` beside this script uses these sandboxes for single bad files that only some
+questions use (subtitles, frame images, cells, maps) and for look-alike ids.
 """
 
 from __future__ import annotations

@@ -32,24 +32,22 @@ TABLE_TARGETS = {
 }
 
 
-def test_mutated_inputs_end_cleanly(tmp_path):
-    report = tmp_path / "outcomes.json"
+def _script(name: str, tmp_path, *arguments: str, timeout: int) -> tuple[subprocess.CompletedProcess, list]:
+    """Run a fuzz script of benchmarks/ on this checkout; (the run, the outcomes it wrote)."""
+    report = tmp_path / f"{name}.json"
     result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks/fuzz_importers.py"),
-            "-n",
-            str(CASES_PER_TARGET * TARGETS),
-            "--json",
-            str(report),
-        ],
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *arguments, "--json", str(report)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "TMPDIR": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    outcomes = json.loads(report.read_text())
+    return result, json.loads(report.read_text())
+
+
+def test_mutated_inputs_end_cleanly(tmp_path):
+    result, outcomes = _script("fuzz_importers", tmp_path, "-n", str(CASES_PER_TARGET * TARGETS), timeout=300)
     assert len({o["target"] for o in outcomes}) == TARGETS
     assert {o["target"] for o in outcomes} >= TABLE_TARGETS
     bad = [o for o in outcomes if o["outcome"] not in ("accepted", "clean error naming the file")]
@@ -71,3 +69,24 @@ def test_the_catch_all_names_the_command_and_the_file(tmp_path, monkeypatch, fai
     assert result.exit_code == 1
     assert result.output.startswith("Error: vqakit steps: KeyError: 'a bug' (")
     assert f"last input read: {annotations}" in result.output and "VQAKIT_DEBUG=1" in result.output
+
+
+def test_single_bad_files_and_look_alike_ids_end_well(tmp_path):
+    """benchmarks/fuzz_bad_files.py, each case once (28): one bad subtitle, frame, cell or map
+    leaves out only the questions that use it, named by its real path (a map every question uses
+    may end the import, naming it); look-alike ids never share a file or a clip."""
+    result, outcomes = _script("fuzz_bad_files", tmp_path, timeout=400)
+    assert len(outcomes) >= 28 and {o["target"] for o in outcomes} >= {
+        "import longvideobench",
+        "import mvbench",
+        "import videomme",
+        "import nextqa",
+        "import table (parquet)",
+        "import table (csv)",
+        "import minerva (look-alike ids)",
+        "eval --input video (look-alike ids)",
+    }
+    bad = [o for o in outcomes if o["outcome"] not in ("survived", "clean error naming the file")]
+    assert bad == [], result.stdout[-4000:]
+    named = [o for o in outcomes if o["outcome"] == "clean error naming the file"]
+    assert named and {o["target"] for o in named} <= {"import nextqa", "import egoschema"}

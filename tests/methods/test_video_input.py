@@ -17,6 +17,7 @@ import pytest
 import yaml
 from fake_server import FakeServer
 
+from vqakit.files import id_name
 from vqakit.methods import MethodContext, VideoOptions, direct
 from vqakit.models import Model
 from vqakit.runner import EvalConfig, RunSetupError, run_eval
@@ -110,8 +111,8 @@ def test_a_local_server_can_read_the_clip_from_a_file_url(bench: Path, tmp_path:
         )
     part = next(p for p in server.requests[0]["body"]["messages"][0]["content"] if p["type"] == "video_url")
     url = part["video_url"]["url"]
-    assert url.startswith("file://") and url.endswith("/clips/q1.mp4")
-    clip = tmp_path / "run/clips/q1.mp4"
+    clip = tmp_path / f"run/clips/{id_name('q1', 120)}.mp4"  # the id's slug and digest
+    assert url.startswith("file://") and url.endswith(f"/clips/{clip.name}")
     assert Path(url.removeprefix("file://")) == clip.resolve()
     assert _decoded(clip.read_bytes())[1][0] == 100
 

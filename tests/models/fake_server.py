@@ -12,6 +12,9 @@ request whose text contains it gets that behaviour (the first piece found, in in
 whatever order requests come in; requests matching none follow the script. Two tools asked the
 same questions so get the same replies.
 
+`on_request(body)`, when given, is called with each chat request's body as it arrives, before
+the reply (to look at what a request points to while the client waits, e.g. a file:// URL).
+
 Gemini's file API is spoken too (the resumable upload the SDK uses): an upload is kept in
 `uploads` by file name and answered as an ACTIVE file.
 
@@ -26,6 +29,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -139,13 +143,18 @@ def _texts(value: Any) -> list[str]:
 
 class FakeServer:
     def __init__(
-        self, default: str = "ok", delay_s: float = 0.0, by_text: dict[str, str] | None = None
+        self,
+        default: str = "ok",
+        delay_s: float = 0.0,
+        by_text: dict[str, str] | None = None,
+        on_request: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.script: deque[str] = deque()
         self.by_text: dict[str, str] = dict(by_text or {})
         self.uploads: dict[str, bytes] = {}
         self.default = default
         self.delay_s = delay_s
+        self.on_request = on_request
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         server = self
@@ -164,6 +173,8 @@ class FakeServer:
                 with server.lock:
                     server.requests.append({"headers": dict(self.headers), "body": body, "path": self.path})
                     action = server._scripted("\n".join(_texts(body)))
+                if server.on_request is not None:
+                    server.on_request(body)
                 if server.delay_s:
                     time.sleep(server.delay_s)
                 kind, _, arg = action.partition(":")

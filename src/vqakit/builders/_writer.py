@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from vqakit.files import (
     write_marker,
     write_text_atomic,
 )
-from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, BenchmarkError, load_folder
+from vqakit.schema import CARD, CLIPS, PASSAGES, SAMPLES, Benchmark, BenchmarkError, Problem, load_folder
 from vqakit.video import VideoMediaChecker
 
 BUILD = "build"  # a builder's own folder inside its output: journal, report, placed media
@@ -114,9 +115,23 @@ def write_benchmark_folder(
         try:
             benchmark = load_folder(stage, VideoMediaChecker() if open_media else None)
         except BenchmarkError as error:
-            raise BenchmarkError(out, error.problems) from None
+            raise BenchmarkError(
+                out, [_named_by_source(p, stage, out, media or {}) for p in error.problems]
+            ) from None
     benchmark.root = out.resolve() if out.is_symlink() else out
     return benchmark
+
+
+def _named_by_source(problem: Problem, stage: Path, out: Path, media: Mapping[str, Path]) -> Problem:
+    """`problem` with the staging folder, which is gone once the write fails, out of its words:
+    a placed file is named by the file it was placed from (the user's), anything else by `out`."""
+    staged = str(stage)
+    if staged not in problem.message:
+        return problem
+    message = problem.message
+    for name in sorted(media, key=len, reverse=True):
+        message = message.replace(f"{staged}/media/{name}", str(media[name]))
+    return replace(problem, message=message.replace(staged, str(out)))
 
 
 def prepare_media(out: str | Path, media: Mapping[str, Path]) -> dict[str, Path]:

@@ -112,7 +112,7 @@ class _Group(_Verbs):
                 raise
             from vqakit.benchmarks import BenchmarkNotFound
             from vqakit.files import InputError, OutFolderRefused, one_line
-            from vqakit.models import ModelSpecError
+            from vqakit.models import ModelSpecError, redact_secrets
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
@@ -121,8 +121,9 @@ class _Group(_Verbs):
             if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None
             command = ctx.meta.get(_COMMAND, "vqakit")
+            said = redact_secrets(one_line(str(error)))  # a bug's text may quote a key
             raise click.ClickException(
-                f"{command}: {type(error).__name__}: {one_line(str(error))} ({_reading(error)}"
+                f"{command}: {type(error).__name__}: {said} ({_reading(error)}"
                 "set VQAKIT_DEBUG=1 for the traceback)"
             ) from None
 

@@ -208,7 +208,8 @@ def method_options(command: Callable) -> Callable:
             "method_arg",
             multiple=True,
             metavar="KEY=VALUE",
-            help="An option of the method (repeatable); `vqakit methods` lists each method's options.",
+            help="An option of the method (repeatable); `vqakit methods` lists each method's options. "
+            "One carrying a key is refused: arguments are stored with the run.",
         ),
         click.option(
             "--index", "index", help="Index folder (default: the benchmark's, in the vqakit cache)."

@@ -96,7 +96,8 @@ class _MethodOption(click.Option):
     multiple=True,
     metavar="KEY=VALUE",
     help="A generation setting of the model (repeatable): temperature, top_p, max_tokens, seed, system, "
-    "stop, reasoning_effort, thinking_budget, thinking.",
+    "stop, reasoning_effort, thinking_budget, thinking. Arguments are stored with the run: one carrying "
+    "a key is refused (keys go in the environment, e.g. VQAKIT_API_KEY).",
 )
 @click.option("--method", cls=_MethodOption, default=None, help="The method to run (`vqakit methods`).")
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
@@ -172,7 +173,8 @@ class _MethodOption(click.Option):
     "judge_arg",
     multiple=True,
     metavar="[NAME.]KEY=VALUE",
-    help="A generation setting of a judge's model (repeatable); without NAME, of every judge's.",
+    help="A generation setting of a judge's model (repeatable); without NAME, of every judge's. One "
+    "carrying a key is refused.",
 )
 @click.option(
     "--reasoning-source",

@@ -114,8 +114,9 @@ def export(folders: tuple[Path, ...], fmt: str, out: Path | None, set_aside_bad_
     numbers, overall where defined, each group key of each accuracy), named in `measure`, with
     n, the value, its 95% interval, the kind of interval (`interval`: e.g. cluster bootstrap)
     and the videos it was clustered by (`clusters`, where questions share videos), and the
-    run's errors. With a submission format, write one
-    run's answers in the file its benchmark's server takes."""
+    run's errors. Cells are escaped for their format (LaTeX specials, Markdown pipes and HTML;
+    CSV quoted by the csv module). With a submission format, write one run's answers in the file
+    its benchmark's server takes."""
     from vqakit.report import format_rows, result_rows
     from vqakit.runs import RunFolderError
 
@@ -192,13 +193,15 @@ def table(
     last. Runs of people's answers (vqakit studio) make a "Human" row, or "Human (mean)" and
     "Human (best)" rows for several participants (the best is one participant's whole row,
     ranked by the headline: a note says where it falls below the mean in a column). With --ci,
-    each accuracy with its 95% interval, and a note saying which interval it is."""
+    each accuracy with its 95% interval, and a note saying which interval it is. Cells, column
+    names and the notes under a Markdown table are escaped for the format."""
     from vqakit.report import (
         NoOfficialTable,
         comparison_note,
         comparison_rows,
         format_table,
         interval_note,
+        markdown_cell,
         official_rows,
     )
     from vqakit.runs import RunFolderError
@@ -230,8 +233,8 @@ def table(
         raise click.ClickException(str(error)) from None
     notes += [f"note: {human}"] if human else []
     text = format_table(names, rows, fmt)
-    if notes and fmt == "markdown":
-        text += "\n" + "".join(f"{note}\n" for note in notes)
+    if notes and fmt == "markdown":  # a card's notes are text, shown as written
+        text += "\n" + "".join(f"{markdown_cell(note)}\n" for note in notes)
     if out is None:
         click.echo(text, nl=False)
     else:

@@ -2,7 +2,9 @@
 input a user gives, and safe placement of media.
 
 Writing (`_atomic`): `write_atomic` / `write_text_atomic` replace a file in one rename.
-`cache_folder` is where the caches live (responses, frames). `slug` makes a file-name part.
+`cache_folder` is where the caches live (responses, frames). `slug` makes a readable file-name
+part; `id_name` the name of a file that stands for an id (slug plus a digest of the whole id,
+so distinct ids never share a file); `file_stem` the id itself where it is already a safe name.
 
 Append-only JSONL logs (`_logs`: predictions, judgments, batch and build journals, answers), one
 reader and one policy: `read_log(path, parse) -> LogContents` (records, and the (line, reason)
@@ -90,7 +92,7 @@ from vqakit.files._media import (
     refuse_links,
     staged_folder,
 )
-from vqakit.files._names import slug
+from vqakit.files._names import ID_DIGEST, file_stem, id_digest, id_name, slug
 from vqakit.files._outputs import (
     IGNORED,
     MARKER,
@@ -123,6 +125,7 @@ from vqakit.files._values import MAX_DEPTH, Unusable, UnusableValueError, find_u
 from vqakit.files._yaml import parse_yaml, read_yaml, yaml_error_line
 
 __all__ = [
+    "ID_DIGEST",
     "IGNORED",
     "LINE_BREAK",
     "MARKER",
@@ -151,8 +154,11 @@ __all__ = [
     "check_out",
     "collector_paused",
     "decode",
+    "file_stem",
     "find_bad_byte",
     "find_unusable",
+    "id_digest",
+    "id_name",
     "is_listing_folder",
     "is_set_aside_file",
     "json_object",

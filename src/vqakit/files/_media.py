@@ -3,7 +3,9 @@
 - `real_file(source)`: the source resolved to the regular file it names (absolute and relative
   links, links of links); anything else is an `InputError` naming the source.
 - `MediaPlan`: {name under media/: real file}. One source keeps one name; two different files
-  never share one (the second becomes `name-2.ext`), so ids that differ keep different files.
+  never share one, not even names that differ only in case (one file on a case-insensitive
+  file system): the second becomes `name-2.ext`, so ids that differ keep different files.
+  Callers name media after ids with `file_stem`, so the names do not depend on row order.
 - `place_media(folder, plan)`: hard-links each real file into `folder/media/` (a copy where
   linking is impossible), or with `link=True` makes symbolic links to the absolute real paths
   (`--link-media`; the card must then say `linked_media: true`). It only writes into a folder
@@ -70,11 +72,12 @@ class MediaPlan:
     def __init__(self) -> None:
         self.files: dict[str, Path] = {}  # name under media/ -> real file
         self._names: dict[Path, str] = {}  # real file -> its name
+        self._folded: set[str] = set()  # the names taken, case folded
 
     def add(self, name: str, source: str | Path) -> str:
         """Plan `source` (resolved, checked with `real_file`) under media/`name` and return the
         name it got: the name it already has, `name`, or `stem-2.ext`, `stem-3.ext`, ... when
-        another file holds `name`."""
+        another file holds `name` (in any case)."""
         if problem := media_name_problem(name):
             raise InputError(f"{source}: cannot be placed: {problem}")
         real = real_file(source)
@@ -82,11 +85,12 @@ class MediaPlan:
             return self._names[real]
         path = PurePosixPath(name)
         chosen, number = name, 1
-        while chosen in self.files:
+        while chosen.casefold() in self._folded:
             number += 1
             chosen = str(path.with_name(f"{path.stem}-{number}{path.suffix}"))
         self.files[chosen] = real
         self._names[real] = chosen
+        self._folded.add(chosen.casefold())
         return chosen
 
     def subset(self, names: set[str]) -> dict[str, Path]:

@@ -4,7 +4,8 @@ video (`vqakit.models.video_input`).
 - A backend that takes a clip (vLLM, SGLang through `openai-compatible:`) gets the sample's
   window cut and re-encoded at the protocol's frame rate and size (`vqakit.video.cut_clip`): as a
   `data:` URL, or with `video_url=file` as a `file://` URL of the clip kept in the run folder
-  (`clips/<sample>.mp4`), for a server on the same machine.
+  (`clips/<sample id's slug>-<digest of the id>.mp4`: ids that differ only in punctuation, or
+  beyond their last characters, never share a clip), for a server on the same machine.
 - Gemini gets the source file (uploaded once) with the window as `video_metadata` offsets and
   the protocol's rate as its `fps`: nothing is cut.
 
@@ -53,17 +54,13 @@ def video_parts(sample: Sample, context: MethodContext) -> tuple[list, list[floa
     clip = cut_clip(source, spec, resize)
     url = None
     if getattr(context.options, "video_url", "data") == "file" and context.artifacts is not None:
-        path = Path(context.artifacts) / "clips" / f"{_file_name(sample.id)}.mp4"
+        from vqakit.files import id_name, write_atomic
+
+        path = Path(context.artifacts) / "clips" / f"{id_name(sample.id, 120)}.mp4"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(clip.data)
+        write_atomic(path, lambda handle: handle.write(clip.data))
         url = path.resolve().as_uri()
     return [Video(clip.start_s, clip.end_s, clip.fps, data=clip.data, url=url)], []
-
-
-def _file_name(sample_id: str) -> str:
-    from vqakit.files import slug
-
-    return slug(sample_id, 120)
 
 
 def sent_video(parts: list[Any]) -> dict[str, Any] | None:

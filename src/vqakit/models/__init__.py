@@ -42,7 +42,16 @@ from vqakit.models._messages import (
 )
 from vqakit.models._model import Backend, Model, sent_encoding
 from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
-from vqakit.models._secrets import api_key, credential_in_spec, redact_known, redact_secrets, remember_secret
+from vqakit.models._secrets import (
+    api_key,
+    credential_in_arguments,
+    credential_in_spec,
+    known_secrets,
+    redact_known,
+    redact_record,
+    redact_secrets,
+    remember_secret,
+)
 from vqakit.models._settings import GenerationSettings
 from vqakit.models._spec import SPEC_FORMS, ModelSpec, ModelSpecError, parse_model_spec, spec_forms
 from vqakit.models._structured import complete_structured, parse_json_lenient
@@ -92,6 +101,7 @@ __all__ = [
     "check_text_embedder",
     "clock",
     "complete_structured",
+    "credential_in_arguments",
     "credential_in_spec",
     "default_cache_path",
     "deferred_calls",
@@ -102,6 +112,7 @@ __all__ = [
     "is_api_text_embedder",
     "jpeg_encoder",
     "keep_detections",
+    "known_secrets",
     "parse_batch_event",
     "parse_batch_reply",
     "parse_json_lenient",
@@ -109,6 +120,7 @@ __all__ = [
     "parse_retry_after",
     "pixel_hash",
     "redact_known",
+    "redact_record",
     "redact_secrets",
     "register_backend",
     "remember_secret",

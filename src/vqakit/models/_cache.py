@@ -23,6 +23,7 @@ from typing import Any
 from vqakit.files import cache_folder, open_shared_database
 from vqakit.models._images import pixel_hash
 from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Text, Usage, Video
+from vqakit.models._secrets import redact_known
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +108,7 @@ class ResponseCache:
         try:
             self._db().execute(
                 "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                (key, spec, json.dumps(asdict(completion)), time.time()),
+                (key, redact_known(spec), json.dumps(asdict(completion)), time.time()),
             )
         except sqlite3.Error as error:
             log.warning("response cache write failed (%s); continuing without it", error)
@@ -130,7 +131,7 @@ class ResponseCache:
         if spec is None:
             cursor = self._db().execute("DELETE FROM responses")
         else:
-            cursor = self._db().execute("DELETE FROM responses WHERE spec = ?", (spec,))
+            cursor = self._db().execute("DELETE FROM responses WHERE spec = ?", (redact_known(spec),))
         self._db().execute("VACUUM")
         return cursor.rowcount
 

@@ -4,10 +4,19 @@
   predictions, reports and caches, so a spec with `user:password@` in its URL, a key-like query
   parameter (`?api_key=...`) or a known key value is refused when it is parsed, before anything
   is written, and the error says which variable to set instead.
+- An argument never carries one either (`credential_in_arguments`): the values given with
+  `--model-arg`, `--judge-arg` and `--method-arg` are stored like specs (config.yaml, the
+  model's name in predictions, the response cache), so a run whose arguments carry a key, by
+  value, shape or name (`system="... $VQAKIT_API_KEY ..."`, `token=...`), is refused before
+  anything is written, as a spec carrying a key is.
 - Every key value known to this process (`known_secrets`: the key variables of every backend,
   `VQAKIT_API_BASIC_AUTH`, and values given to `remember_secret`) is replaced by `[redacted]` in
   every reply as it becomes a `Completion` (so in predictions, judgments, the response cache,
   batch journals and reports), and error texts also lose common key shapes (`redact_secrets`).
+  What a run writes besides (config.yaml, manifest.json, each prediction and judgment, the
+  model spec a response is cached under) goes through `redact_record`, so a known key that
+  reached it some other way (a question of the benchmark, a prompt file) is not stored either.
+  A value is also looked for as a URL query carries it (percent-encoded).
 """
 
 from __future__ import annotations
@@ -16,6 +25,9 @@ import base64
 import os
 import re
 import threading
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, quote_plus
 
 # every variable vqakit's own backends read a key from (plug-in backends add theirs)
 KEY_VARIABLES = (
@@ -86,6 +98,7 @@ def known_secrets() -> tuple[str, ...]:
         if name == BASIC_AUTH_VARIABLE:
             values.add(value.partition(":")[2])
             values.add(base64.b64encode(value.encode()).decode("ascii"))
+    values |= {encoded for value in values for encoded in (quote(value, safe=""), quote_plus(value))}
     return tuple(sorted((v for v in values if len(v) >= _MIN_SECRET), key=len, reverse=True))
 
 
@@ -116,14 +129,62 @@ def credential_in_spec(text: str) -> str | None:
     if _USERINFO.search(text):
         return "credentials before '@' in the URL"
     for name in _QUERY_NAME.findall(text):
-        word = name.strip().lower().replace("-", "_")
-        if word in _CREDENTIAL_NAMES or word.endswith(_CREDENTIAL_SUFFIXES):
+        if _key_name(name):
             return f"the query parameter {name.strip()!r}"
     if any(value in text for value in known_secrets()):
         return "the value of a key variable"
     if any(pattern.search(text) for pattern, _ in _VALUE_SHAPES):
         return "an API key"
     return None
+
+
+def _key_name(name: str) -> bool:
+    word = name.strip().lower().replace("-", "_")
+    return word in _CREDENTIAL_NAMES or word.endswith(_CREDENTIAL_SUFFIXES)
+
+
+def _texts(value: Any) -> list[str]:
+    """Every text in an argument's value (lists and mappings searched, keys included)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [text for key, item in value.items() for text in (*_texts(key), *_texts(item))]
+    if isinstance(value, list | tuple | set):
+        return [text for item in value for text in _texts(item)]
+    return [] if value is None or isinstance(value, bool | int | float) else [str(value)]
+
+
+def credential_in_arguments(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(name, where, in words) of the first argument that carries a credential: one named like a
+    key (`key`, `api_key`, `token`, `password`, `..._secret`, ...), or one with a text in which
+    `credential_in_spec` finds one (a known key value, a key shape, `user:password@` in a URL,
+    a key-named query parameter); None when none does."""
+    for name, value in arguments.items():
+        if _key_name(str(name)):
+            return str(name), "it is named like a key"
+        for text in _texts(value):
+            if where := credential_in_spec(text):
+                return str(name), where
+    return None
+
+
+def redact_record(data: Any) -> Any:
+    """`data` (JSON-like: mappings, lists, text) with every known key value replaced by
+    `[redacted]` in each text, keys of mappings included; `data` itself when it holds none."""
+    secrets = known_secrets()
+    if not secrets:
+        return data
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact_known(value) if any(secret in value for secret in secrets) else value
+        if isinstance(value, Mapping):
+            return {clean(key): clean(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(clean(item) for item in value)
+        return value
+
+    return clean(data)
 
 
 def api_key(backend: str, *, required: bool = True) -> str | None:

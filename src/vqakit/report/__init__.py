@@ -5,6 +5,7 @@ details and the frames a sample card shows through the decorators of `_hooks`, a
 formats for benchmarks with hidden answers (`register_submission`, `write_submission`).
 """
 
+from vqakit.report._escape import latex_cell, markdown_cell
 from vqakit.report._hooks import (
     SampleDetail,
     Section,
@@ -54,6 +55,8 @@ __all__ = [
     "format_rows",
     "format_table",
     "interval_note",
+    "latex_cell",
+    "markdown_cell",
     "official_rows",
     "percent",
     "register_judged_detail",

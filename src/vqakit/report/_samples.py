@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import id_name
 from vqakit.report._hooks import ShownFrames, detail_hooks, frames_hooks, judged_detail_hooks
 from vqakit.runs import strip_path
 from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction, Sample
@@ -93,6 +94,13 @@ def kind_of(score: dict[str, Any]) -> str:
     return kind.split(" ")[0]
 
 
+def sample_anchor(sample_id: str) -> str:
+    """The HTML id of a sample's card on its page: the id's slug and digest (`id_name`), so a
+    link finds the right card whatever the id holds (`q 1` and `q%201`, which a browser's
+    percent-decoding of the link would otherwise confuse; spaces, which an HTML id may not hold)."""
+    return "s-" + id_name(sample_id, 80)
+
+
 def sample_row(sample: Sample, prediction: Prediction, score: dict[str, Any], page: str) -> dict[str, Any]:
     """One line of the report's sample table."""
     return {
@@ -102,7 +110,7 @@ def sample_row(sample: Sample, prediction: Prediction, score: dict[str, Any], pa
         "category": sample.metadata.category or "",
         "chosen": score.get("chosen", ""),
         "gold": score.get("gold", ""),
-        "link": f"{page}#{sample.id}",
+        "link": f"{page}#{sample_anchor(sample.id)}",
     }
 
 
@@ -134,6 +142,7 @@ def sample_card(
         judgments.append(f"{judge.title or judge.name} judge said: {record.get('raw')}")
     return {
         "id": sample.id,
+        "anchor": sample_anchor(sample.id),
         "status": score["status"],
         "classes": f"{kind} {'wrong' if kind in ('abstained', 'error') else ''}",
         "tags": [tag for tag in [sample.metadata.category, *sample.metadata.skills] if tag],

@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from vqakit.report._escape import latex_cell, markdown_cell
 from vqakit.report._human_rows import human_note, human_rows
 from vqakit.runs import RunFolder
 from vqakit.scoring import headline_of, intervals_note
@@ -80,36 +81,41 @@ def _text(value: Any, percent: bool, unit: str = "accuracy") -> str:
 def format_rows(rows: list[dict[str, Any]], fmt: str) -> str:
     """The rows of `result_rows` as CSV (raw numbers), Markdown or LaTeX (accuracies as
     percentages, scores with two decimals)."""
-    return _format(rows, list(COLUMNS), fmt, percent={"value", "ci95_low", "ci95_high"})
+    columns = list(COLUMNS)
+    percent = [column in ("value", "ci95_low", "ci95_high") for column in columns]
+    units = [row.get("unit", "accuracy") for row in rows]
+    return _format(columns, [[row.get(c) for c in columns] for row in rows], fmt, percent, units)
 
 
-def _format(rows: list[dict[str, Any]], columns: list[str], fmt: str, percent: set[str]) -> str:
+def _format(
+    columns: list[str], rows: list[list[Any]], fmt: str, percent: list[bool], units: list[str] | None = None
+) -> str:
+    """Every table's one writer: header and cells escaped for `fmt` (`_escape`), CSV by the csv
+    module. Cells go by position, so two columns may bear one name (a key called `overall`)."""
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([["" if cell is None else cell for cell in row] for row in rows])
         return buffer.getvalue()
-    cells = [[_text(row[c], c in percent, row.get("unit", "accuracy")) for c in columns] for row in rows]
+    units = units or ["accuracy"] * len(rows)
+    cells = [
+        [_text(cell, shown, unit) for cell, shown in zip(row, percent, strict=True)]
+        for row, unit in zip(rows, units, strict=True)
+    ]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in cells]
+        lines = ["| " + " | ".join(markdown_cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in cells]
         return "\n".join(lines) + "\n"
     if fmt == "latex":
-
-        def escape(text: str) -> str:
-            for char in "\\&%$#_{}":
-                text = text.replace(char, "\\" + char)
-            return text
-
-        numeric = sum(1 for c in columns if c in percent or c in ("n", "errors"))
+        numeric = [shown or column in ("n", "errors") for column, shown in zip(columns, percent, strict=True)]
         lines = [
-            "\\begin{tabular}{" + "l" * (len(columns) - numeric) + "r" * numeric + "}",
+            "\\begin{tabular}{" + "".join("r" if right else "l" for right in numeric) + "}",
             "\\hline",
-            " & ".join(escape(c) for c in columns) + " \\\\",
+            " & ".join(latex_cell(c) for c in columns) + " \\\\",
             "\\hline",
         ]
-        lines += [" & ".join(escape(cell) for cell in row) + " \\\\" for row in cells]
+        lines += [" & ".join(latex_cell(cell) for cell in row) + " \\\\" for row in cells]
         lines += ["\\hline", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
     raise ValueError(f"unknown table format {fmt!r}; use {', '.join(FORMATS)}")
@@ -223,9 +229,7 @@ def format_table(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
             for row, cells in zip(rows, triples, strict=True)
         ]
         columns = wide
-    return _format(
-        [dict(zip(columns, row, strict=True)) for row in rows], columns, fmt, percent=set(columns[1:])
-    )
+    return _format(columns, rows, fmt, percent=[False] + [True] * (len(columns) - 1))
 
 
 def interval_note(folders: list[str | Path]) -> str:

@@ -56,6 +56,26 @@ def _check_model(spec: str, role: str) -> None:
         raise RunSetupError(f"{role} {redact_secrets(spec)!r}: {error}") from None
 
 
+def _check_arguments(config: EvalConfig) -> None:
+    """RunSetupError when an argument carries a key (`vqakit.models.credential_in_arguments`):
+    arguments are stored with the run, so a key is refused, never stored, and the message says
+    how to give it instead, without repeating the value."""
+    from vqakit.models import credential_in_arguments
+
+    given = [("--model-arg", "", config.model_args), ("--method-arg", "", config.method_args)]
+    given += [("--judge-arg", f"{name}.", args) for name, args in config.judge_args.items()]
+    for flag, prefix, arguments in given:
+        found = credential_in_arguments(arguments)
+        if found is not None:
+            name, where = found
+            raise RunSetupError(
+                f"{flag} {prefix}{name}: an argument cannot carry a key ({where}): arguments are "
+                "stored with every run (config.yaml, predictions, the response cache); give the key "
+                "through its environment variable (VQAKIT_API_KEY for an OpenAI-compatible server; "
+                "`vqakit models` lists each backend's)"
+            )
+
+
 def _check_settings(spec: str, settings: dict[str, Any], role: str) -> None:
     from vqakit.models import GenerationSettings
 
@@ -88,6 +108,7 @@ def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool
     """Raise RunSetupError (or MethodSetupError) naming the first thing that cannot work.
     A frame spec that samples nothing is refused for a method that sends frames, unless
     `allow_no_frames` (the zero point of a frames sweep, which stands for the text-only control)."""
+    _check_arguments(config)
     protocol = run_protocol(config, benchmark)
     try:
         parse_sampling(protocol.frames)

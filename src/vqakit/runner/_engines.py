@@ -17,7 +17,7 @@ from vqakit.methods import FrameProvider, FrameStats, MethodContext, get_method
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._decode_pool import DecodePool
 from vqakit.runner._plan import planned
-from vqakit.schema import Benchmark, Prediction, Protocol
+from vqakit.schema import Benchmark, Prediction, Protocol, SampleMediaChecks
 
 Record = Callable[[list[Prediction]], None]
 
@@ -58,11 +58,19 @@ async def predict(
             for _ in range(workers):
                 await queue.put(None)
 
+    checks = _media_checks(context)
+
     async def work() -> None:
         while (item := await queue.get()) is not None:
             sample, requests = item
             try:
-                prediction = await method.run(sample, context)
+                problems = await asyncio.to_thread(checks.problems, sample)
+                if problems:  # what `vqakit validate` says of this sample: not run on it
+                    prediction = Prediction.failed(
+                        sample.id, config.method, INVALID_SAMPLE, "; ".join(problems), model=config.model
+                    )
+                else:
+                    prediction = await method.run(sample, context)
             except Exception as error:  # a failing sample must not stop the run
                 prediction = Prediction.failed(
                     sample.id, config.method, "method", f"{type(error).__name__}: {error}", model=config.model
@@ -79,6 +87,17 @@ async def predict(
         await recording
         if context.model is not None:
             await context.model.aclose()
+
+
+INVALID_SAMPLE = "invalid_sample"  # the error of a sample `vqakit validate` refuses
+
+
+def _media_checks(context: MethodContext) -> SampleMediaChecks:
+    """The checks validate runs on a sample's media, shared by eval (one per run)."""
+    from vqakit.video import VideoMediaChecker
+
+    linked = context.benchmark is not None and context.benchmark.card.linked_media
+    return SampleMediaChecks(context.root, VideoMediaChecker(), linked=linked)
 
 
 def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FrameProvider:

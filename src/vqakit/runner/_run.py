@@ -145,13 +145,17 @@ def _saved_bench(config: EvalConfig, benchmark: Benchmark, folder: Path) -> str:
 
 
 def _redacted(prediction: Prediction) -> Prediction:
-    """No secret a server echoed into an error reaches the run folder."""
-    from vqakit.models import redact_secrets
+    """No secret reaches the run folder: none a server echoed into an error (key shapes too),
+    and no known key value anywhere in the prediction (its prompt, model, trace...)."""
+    from vqakit.models import known_secrets, redact_record, redact_secrets
 
-    if prediction.error is None:
-        return prediction
-    error = prediction.error.model_copy(update={"message": redact_secrets(prediction.error.message)})
-    return prediction.model_copy(update={"error": error})
+    if prediction.error is not None:
+        error = prediction.error.model_copy(update={"message": redact_secrets(prediction.error.message)})
+        prediction = prediction.model_copy(update={"error": error})
+    secrets = known_secrets()
+    if secrets and any(secret in prediction.model_dump_json() for secret in secrets):
+        prediction = Prediction.model_validate(redact_record(prediction.model_dump(mode="json")))
+    return prediction
 
 
 def _input_record(config: EvalConfig, checked: CheckedRun) -> dict[str, Any]:
@@ -218,13 +222,17 @@ def _write_run_files(
     """config.yaml (checked against a run already there) and manifest.json (with the person
     who answered, for a method whose answers come from people). Returns the config to run:
     judges added to an existing run grade with all of the run's judges."""
-    saved = {
-        **config.model_dump(mode="json"),
-        "bench": _saved_bench(config, benchmark, folder),
-        "method_args": checked.options.model_dump(mode="json"),
-        "protocol": saved_protocol(checked.protocol),
-        "benchmark_hash": benchmark_hash(benchmark),
-    }
+    from vqakit.models import redact_record
+
+    saved = redact_record(
+        {
+            **config.model_dump(mode="json"),
+            "bench": _saved_bench(config, benchmark, folder),
+            "method_args": checked.options.model_dump(mode="json"),
+            "protocol": saved_protocol(checked.protocol),
+            "benchmark_hash": benchmark_hash(benchmark),
+        }
+    )
     effective = check_or_write_config(folder, saved)
     if effective is not saved:  # judges added to an existing run: grade with all of them
         config = config.model_copy(
@@ -248,7 +256,7 @@ def _write_run_files(
     participant = checked.method.participant(checked.options)
     if participant is not None:
         manifest["participant"] = participant
-    write_text_atomic(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
+    write_text_atomic(folder / MANIFEST, json.dumps(redact_record(manifest), indent=1) + "\n")
     return config
 
 

@@ -11,6 +11,7 @@ import asyncio
 from contextvars import ContextVar
 from typing import Any
 
+from vqakit.models import redact_record
 from vqakit.runs import JudgmentLog
 from vqakit.schema import Prediction, Sample
 from vqakit.scoring import Judge, judges
@@ -117,7 +118,8 @@ async def run_judges(
                 waiting.add(name)
                 continue
             graded = _with_kind(graded, calls)
-            log.append({"sample_id": sample.id, "kind": name, "judge": str(models[name]), **graded})
+            record = {"sample_id": sample.id, "kind": name, "judge": str(models[name]), **graded}
+            log.append(redact_record(record))  # no known key reaches judgments.jsonl
         return len(waiting)
 
     return sum(await asyncio.gather(*(one(sample) for sample in samples)))

@@ -3,7 +3,6 @@ sweep all read runs through `RunFolder`)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from vqakit.files import read_log, slug
+from vqakit.files import id_digest, read_log, slug
 from vqakit.runs._logs import parse_judgment, parse_score_row, read_predictions
 from vqakit.schema import Prediction
 
@@ -29,8 +28,9 @@ FRAMES = "frames"  # strips of the frames sent, one JPEG per sample (or per desc
 
 def strip_path(key: str) -> str:
     """The file of the frame strip kept under `key` (a sample id, or sample and clip), relative to
-    the run folder: a readable name plus a hash, so any id maps to one safe file name."""
-    return f"{FRAMES}/{slug(key, 80)}-{hashlib.sha256(key.encode()).hexdigest()[:8]}.jpg"
+    the run folder: a readable name plus a digest of the whole key, so any id maps to one safe
+    file name. (8 digits, not `id_name`'s 12: runs written before find their strips by name.)"""
+    return f"{FRAMES}/{slug(key, 80)}-{id_digest(key, 8)}.jpg"
 
 
 class RunFolderError(ValueError):

@@ -17,6 +17,7 @@ from vqakit.schema._folder import (
     safe_media_path,
 )
 from vqakit.schema._lengths import length_bucket, length_buckets
+from vqakit.schema._media_checks import SampleMediaChecks
 from vqakit.schema._official import OfficialColumn, OfficialSetting, OfficialTable
 from vqakit.schema._prediction import NOT_APPLICABLE, Prediction, PredictionError
 from vqakit.schema._sample import MAX_CHOICES, Metadata, NonEmpty, ObjectTrack, Sample, TrackPoint, VideoRef
@@ -53,6 +54,7 @@ __all__ = [
     "ReviewRecord",
     "Sample",
     "SampleCheck",
+    "SampleMediaChecks",
     "SamplingSpec",
     "Source",
     "Timestamps",

@@ -10,6 +10,7 @@ file gets its own problem. Opening media goes through a `MediaChecker` the calle
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -189,3 +190,26 @@ class MediaChecks:
                 if message := _beyond(max(start, end), durations[0]):
                     self.report(file, line, "reasoning", message)
                     break
+
+
+class SampleMediaChecks:
+    """The media checks `vqakit validate` runs (`MediaChecks.sample`), one sample at a time, for
+    a run: eval asks before each sample, so a sample validate refuses (a window beyond its
+    video, say `end_s: 1e308`) is refused by eval too, with the same words, instead of being
+    run on a clamped window. A missing file is left to the method (the sample fails there, or
+    does not need it). Each file is opened once; safe to call from several threads."""
+
+    def __init__(self, root: Path, checker: MediaChecker, *, linked: bool = False) -> None:
+        self._found: list[str] = []
+        self._checks = MediaChecks(root, checker, self._report, missing_ok=True, linked=linked)
+        self._lock = threading.Lock()
+
+    def _report(self, file: str, line: int, field: str, message: str) -> None:
+        self._found.append(f"{field}: {message}")
+
+    def problems(self, sample: Sample) -> list[str]:
+        """`field: problem` for each problem validate would list for this sample."""
+        with self._lock:
+            self._found = []
+            self._checks.sample("", 0, sample)
+            return list(self._found)

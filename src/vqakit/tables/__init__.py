@@ -16,7 +16,8 @@
 from vqakit.tables._export import EXPORT_FORMATS, export_benchmark
 from vqakit.tables._export_hf import BenchExport, export_hf
 from vqakit.tables._export_lmms import export_lmms_eval
-from vqakit.tables._import import ImportHooks, TableImport, default_card, find_file, import_rows, import_table
+from vqakit.tables._found import find_file
+from vqakit.tables._import import ImportHooks, TableImport, default_card, import_rows, import_table
 from vqakit.tables._lmms_task import LmmsEvalTask
 from vqakit.tables._mapping import (
     MappingError,

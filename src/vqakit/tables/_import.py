@@ -21,17 +21,18 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from vqakit.builders import check_benchmark_out, write_benchmark_folder
-from vqakit.files import InputError, find_unusable, one_line, read_table, reading, write_text_atomic
+from vqakit.files import InputError, find_unusable, one_line, reading, write_text_atomic
 from vqakit.schema import Benchmark, BenchmarkCard, Sample
+from vqakit.tables._found import find_file, read_corpus, safe_relative
 from vqakit.tables._mapping import MappingError, TableMapping, load_mapping
 from vqakit.tables._rows import RowFields, RowProblem, row_fields, time_column
-from vqakit.tables._source import Source, SourceRow, read_source
+from vqakit.tables._source import Source, SourceRow, binary_problem, read_source
 
 VideoHook = Callable[[Path, str], Path]  # (found file or folder, relative path) -> video file to place
 SubtitleHook = Callable[[Path, dict[str, Any]], str]  # (found file, row) -> SRT text to write
@@ -63,39 +64,6 @@ class TableImport:
     lacking_subtitles: list[str] = field(default_factory=list)  # sample ids whose subtitles are missing
     hidden: int = 0  # samples whose answer is hidden
     benchmark: Benchmark | None = None
-
-
-def _safe_relative(text: str) -> PurePosixPath | None:
-    """A path under a folder, or None when it would leave it (absolute, `..`)."""
-    path = PurePosixPath(text.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts or not path.parts:
-        return None
-    return path
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except (OSError, ValueError):  # a name too long for the file system, say
-        return False
-
-
-def find_file(folder: Path, relative: str, extensions: list[str]) -> Path | None:
-    """The file (or folder) at `relative` under `folder`, trying the other extensions when it
-    is not there: `{id}.mp4` with `[mkv, webm]` also finds `{id}.mkv`; `{id}` finds `{id}.mp4`.
-    None when none is there, or `relative` would leave `folder` (absolute, `..`)."""
-    path = _safe_relative(relative)
-    if path is None:
-        return None
-    candidates = [folder / path]
-    for extension in extensions:
-        suffix = "." + extension.lstrip(".")
-        try:
-            other = path.with_suffix(suffix) if path.suffix else PurePosixPath(f"{path}{suffix}")
-        except ValueError:  # an extension that is not one (`a/b`)
-            continue
-        candidates.append(folder / other)
-    return next((candidate for candidate in candidates if _exists(candidate)), None)
 
 
 def _sample(fields: RowFields, video: str, subtitles: str | None) -> dict[str, Any]:
@@ -172,17 +140,13 @@ def import_rows(
     # the records the reader left out count as rows read (each is one of the problems)
     report = TableImport(out, rows=len(source.rows) + len(source.problems), problems=list(source.problems))
     samples: list[dict[str, Any]] = []
-    media: dict[str, Path] = {}
-    texts: dict[str, str] = {}
-    first_row: dict[str, SourceRow] = {}
-    durations: dict[Path, float | None] = {}
+    seen = _Gathered()
     for row in source.rows:
         with reading(row.file or source.path):
-            added = _one_row(
-                source, row, mapping, videos, subtitles_dir, hooks, report, first_row, media, texts, durations
-            )
+            added = _one_row(source, row, mapping, videos, subtitles_dir, hooks, report, seen)
         if added is not None:
             samples.append(added)
+    media, texts = seen.media, seen.texts
     if not samples:
         missing = [f"missing video {v}" for v in list(report.missing_videos)[:20]]
         unreadable = [
@@ -197,7 +161,7 @@ def import_rows(
             name = relative.removeprefix("media/")
             write_text_atomic(Path(converted) / name, text)
             media[name] = Path(converted) / name
-        clips, passages = _corpus(mapping, videos, media)
+        clips, passages = read_corpus(mapping, videos, media)
         report.benchmark = write_benchmark_folder(
             out,
             card=card or default_card(mapping, out.name, source),
@@ -210,39 +174,6 @@ def import_rows(
     report.written = len(samples)
     report.hidden = sum(1 for sample in samples if sample["answer"] is None)
     return report
-
-
-def _corpus(
-    mapping: TableMapping, videos: Path, media: dict[str, Path]
-) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
-    """The retrieval corpora of the mapping's `corpus` folder (vqakit's own files), with the
-    clips' videos found under `videos` and placed like the samples'."""
-    if mapping.corpus is None:
-        return None, None
-    folder = Path(mapping.corpus)
-    found: list[list[dict[str, Any]] | None] = []
-    for name in ("clips.jsonl", "passages.jsonl"):
-        path = folder / name
-        if not path.is_file():
-            found.append(None)
-            continue
-        table = read_table(path, "jsonl")
-        if table.problems:
-            raise InputError("\n".join(table.row_problems()[:20]))
-        found.append([record.data for record in table.rows if record.data is not None])
-    for clip in found[0] or []:
-        video = clip.get("video") if isinstance(clip.get("video"), dict) else None
-        relative = _safe_relative(str(video.get("path", ""))) if video else None
-        if relative is None or relative.parts[0] != "media" or len(relative.parts) < 2:
-            raise ValueError(
-                f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: its video must be under media/"
-            )
-        name = str(PurePosixPath(*relative.parts[1:]))
-        source = videos / name
-        if not source.is_file():
-            raise ValueError(f"{folder / 'clips.jsonl'}: clip {clip.get('id')!r}: no video {source}")
-        media[name] = source
-    return found[0], found[1]
 
 
 def _duration(
@@ -261,6 +192,17 @@ def _duration(
     return durations[found]
 
 
+@dataclass
+class _Gathered:
+    """What the rows of one import gathered so far."""
+
+    first_row: dict[str, SourceRow] = field(default_factory=dict)  # sample id -> its row
+    media: dict[str, Path] = field(default_factory=dict)  # name under media/ -> source file
+    texts: dict[str, str] = field(default_factory=dict)  # converted subtitles: path -> SRT text
+    durations: dict[Path, float | None] = field(default_factory=dict)  # video -> duration, or None
+    subtitles: dict[str, str | None] = field(default_factory=dict)  # path -> why unusable, or None
+
+
 def _one_row(
     source: Source,
     row: SourceRow,
@@ -269,13 +211,11 @@ def _one_row(
     subtitles_dir: Path,
     hooks: ImportHooks,
     report: TableImport,
-    first_row: dict[str, SourceRow],
-    media: dict[str, Path],
-    texts: dict[str, str],
-    durations: dict[Path, float | None],
+    seen: _Gathered,
 ) -> dict[str, Any] | None:
     """The sample of one row, or None with the reason kept in `report` (a problem naming
     `FILE:ROW:COLUMN`, a missing or unreadable video)."""
+    first_row, media, durations = seen.first_row, seen.media, seen.durations
 
     def problem(column: str | None, message: str) -> None:
         report.problems.append(one_line(f"{source.where(row, column)}: {message}"))
@@ -283,6 +223,10 @@ def _one_row(
     if found := find_unusable(row.data):  # rows a preset built from several files are checked here
         problem(*found)
         return None
+    for column in mapping.columns_read():  # a binary cell read as text: UTF-8 or refused
+        if (why := binary_problem(row.data.get(column))) is not None:
+            problem(column, why)
+            return None
     try:
         fields = row_fields(mapping, row.data, text_cells=source.format in ("csv", "tsv"))
     except RowProblem as error:
@@ -294,13 +238,18 @@ def _one_row(
         problem("id", f"{fields.id!r} is already the id of {named}")
         return None
     first_row[fields.id] = row
+    if fields.video in report.unreadable_videos:
+        return None  # listed once, under its video
     found_video = find_file(videos, fields.video, mapping.video.extensions)
     if found_video is not None and hooks.video is not None:
         from vqakit.video import VideoError
 
         try:
             found_video = hooks.video(found_video, fields.video)
-        except (OSError, ValueError, VideoError) as error:  # e.g. a frame of a folder that is no image
+        except VideoError as error:  # e.g. a frame of a folder that is no image: it names the frame
+            report.unreadable_videos[fields.video] = str(error)
+            return None
+        except (OSError, ValueError) as error:
             report.unreadable_videos[fields.video] = one_line(f"{type(error).__name__}: {error}")
             return None
     if found_video is None or not found_video.is_file():
@@ -316,7 +265,7 @@ def _one_row(
     cut = fields.end_s is not None and fields.end_s > duration
     if cut:
         fields = replace(fields, end_s=duration)  # as the releases' own loaders clamp it
-    relative = _safe_relative(fields.video)
+    relative = safe_relative(fields.video)
     assert relative is not None  # find_file found it under the folder
     name = str(relative.with_suffix(found_video.suffix.lower() or relative.suffix))
     subtitles = None
@@ -325,18 +274,15 @@ def _one_row(
         if subtitle_file is None or not subtitle_file.is_file():
             report.lacking_subtitles.append(fields.id)
         else:
-            subtitle_name = _safe_relative(fields.subtitles)
+            subtitle_name = safe_relative(fields.subtitles)
             assert subtitle_name is not None
-            if hooks.subtitles is not None:
-                subtitles = f"media/{subtitle_name.with_suffix('.srt')}"
-                if subtitles not in texts:
-                    try:
-                        texts[subtitles] = hooks.subtitles(subtitle_file, row.data)
-                    except InputError as error:  # the subtitles file cannot be read or converted
-                        problem(mapping.subtitles and "subtitles", one_line(str(error)))
-                        return None
-            else:
-                subtitles = f"media/{subtitle_name}"
+            converted = hooks.subtitles is not None
+            subtitles = f"media/{subtitle_name.with_suffix('.srt') if converted else subtitle_name}"
+            why = _subtitles(subtitles, subtitle_file, row.data, hooks, seen)
+            if why is not None:  # the subtitles cannot be read or converted: named by their file
+                problem(mapping.subtitles and "subtitles", why)
+                return None
+            if not converted:
                 media[str(subtitle_name)] = subtitle_file
     sample = _sample(fields, f"media/{name}", subtitles)
     try:
@@ -350,6 +296,29 @@ def _one_row(
     if cut:
         report.windows_cut.append(fields.id)
     return sample
+
+
+def _subtitles(
+    name: str, found: Path, row: dict[str, Any], hooks: ImportHooks, seen: _Gathered
+) -> str | None:
+    """Why the subtitles a row names (`found`, placed as `name`) cannot be used, or None: read
+    (and converted, by the preset's hook) once per file, and checked as `vqakit validate`
+    checks them, so that a bad file is a problem of the questions that use it, named by its
+    real path, and never the end of the import."""
+    from vqakit.video import VideoError, parse_subtitles, read_subtitles
+
+    if name not in seen.subtitles:
+        try:
+            if hooks.subtitles is not None:
+                text = hooks.subtitles(found, row)
+                parse_subtitles(text, str(found))
+                seen.texts[name] = text
+            else:
+                read_subtitles(found)
+            seen.subtitles[name] = None
+        except (InputError, VideoError) as error:
+            seen.subtitles[name] = one_line(str(error))
+    return seen.subtitles[name]
 
 
 def _checked_card(card: dict[str, Any], where: str) -> dict[str, Any]:

@@ -188,6 +188,18 @@ class TableMapping(BaseModel):
                 needed[key] = template_columns(template)
         return needed
 
+    def columns_read(self) -> list[str]:
+        """Every column the mapping may read from a row (those of `needed_columns`, and the
+        optional ones: a bare start or end, the answer's columns, facts, reasoning, objects,
+        retrieval gold)."""
+        found = [name for names in self.needed_columns().values() for name in names]
+        optional = [self.start, self.end, self.facts, self.reasoning, self.objects, self.gold_clips]
+        optional += [self.gold_passages]
+        if self.answer is not None:
+            optional += [self.answer.column, self.answer.open_column]
+        found += [name for name in optional if name is not None and "{" not in name]
+        return list(dict.fromkeys(found))
+
     def check_columns(self, columns: list[str], where: str) -> None:
         """MappingError naming the first key that reads a column the table does not have (a
         bare `start` or `end` that names no column must be a number of seconds)."""

@@ -120,14 +120,22 @@ def _options(mapping: TableMapping, row: dict[str, Any]) -> list[str] | None:
 
 
 def _integer(column: str, value: Any) -> int:
+    """An index cell: a whole number, read alike in every format: text that spells a number as
+    JSON does (`1`, `1.0`, `1e0`, as a CSV holds it) is that number, so a CSV's `1.0` is the
+    index a JSON `1.0` is."""
     if isinstance(value, bool):
         raise RowProblem(column, f"{value!r} is not an index")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
-        return int(value)
+    number = value
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"-?\d{1,18}", text):
+            return int(text)
+        if _NUMBER.fullmatch(text):
+            number = float(text)
+    if isinstance(number, int):
+        return number
+    if isinstance(number, float) and number.is_integer():
+        return int(number)
     raise RowProblem(column, f"{shown(value)} is not an index")
 
 

@@ -4,8 +4,12 @@ locally, never fetched.
 
 Text tables go through the hardened reader of `vqakit.files` (`read_table`); Parquet and
 `datasets` cells get the same value checks (`find_unusable`: whole numbers beyond 64 bits,
-infinite numbers, text with NUL characters), a NaN cell standing for an empty one as pandas
-writes it. A record that cannot be used is left out and listed as `FILE:ROW[:COLUMN]: problem`;
+numbers that are not finite, NaN included, as in JSON, text with NUL characters). An empty
+cell is null: pandas and pyarrow write a missing float as null, so a NaN is a value, and a
+start or end of NaN is a problem of its row, never "no start". A binary cell holding UTF-8 text
+is read as that text (so it gets the text checks); any other binary cell is kept as bytes, and
+a row whose mapping reads one is refused, naming the cell (`binary_problem`), never shown as
+`b'...'`. A record that cannot be used is left out and listed as `FILE:ROW[:COLUMN]: problem`;
 only a file that cannot be read at all is a `SourceError` naming it.
 
 Every record becomes a `SourceRow` with a `row` number that problem lines name: the line it
@@ -17,7 +21,6 @@ one with a single split reads it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -81,15 +84,36 @@ def _text_table(path: Path) -> Source:
     return Source(path, fmt, None, [c for c in columns if c], rows, table.row_problems())
 
 
-def _not_nan(value: Any) -> Any:
-    """A cell with NaN (how pandas writes an empty float cell) as None, in lists and structs too."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
+def _cell(value: Any) -> Any:
+    """An Arrow cell as a reader gives it: binary holding UTF-8 text as that text (other bytes
+    as they are), in lists and structs too."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(value)
     if isinstance(value, list):
-        return [_not_nan(item) for item in value]
+        return [_cell(item) for item in value]
     if isinstance(value, dict):
-        return {key: _not_nan(item) for key, item in value.items()}
+        return {key: _cell(item) for key, item in value.items()}
     return value
+
+
+def binary_problem(value: Any) -> str | None:
+    """Why a cell (or an item in it) cannot be read as text: binary that is not UTF-8."""
+    if isinstance(value, bytes):
+        error = _utf8_error(value)
+        return f"a binary cell that is not UTF-8 text (byte {value[error]:#04x} at {error}), not a text"
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return next((problem for item in items if (problem := binary_problem(item)) is not None), None)
+
+
+def _utf8_error(data: bytes) -> int:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start
+    return 0
 
 
 def _checked_rows(
@@ -98,7 +122,7 @@ def _checked_rows(
     """Arrow records (Parquet, datasets) as rows numbered from 1 within `file`, each checked as
     the text reader checks its records; those holding a value that cannot be kept are listed."""
     for number, record in enumerate(records, start=1):
-        data = {str(key): _not_nan(value) for key, value in record.items()}
+        data = {str(key): _cell(value) for key, value in record.items()}
         found = find_unusable(data)
         if found is not None:
             column, problem = found

@@ -8,6 +8,7 @@ from vqakit.video._export import write_frames
 from vqakit.video._frame_store import FrameStore, Sampled, default_store_path, frame_key, parse_size
 from vqakit.video._hints import Mark, box_at, describe_marks, draw_marks, marks_at, parse_style, select_times
 from vqakit.video._identity import content_digest
+from vqakit.video._image_files import MAX_IMAGE_PIXELS, check_image_file, image_size, read_image
 from vqakit.video._index import FrameIndex, frame_index
 from vqakit.video._media import VideoMediaChecker
 from vqakit.video._probe import VideoInfo, duration_s, probe, remember_duration
@@ -27,6 +28,7 @@ from vqakit.video._subtitles import (
 from vqakit.video._synthetic import draw_index, read_frame_index, write_index_clip
 
 __all__ = [
+    "MAX_IMAGE_PIXELS",
     "STRIP_HEIGHT",
     "Clip",
     "Cue",
@@ -46,6 +48,7 @@ __all__ = [
     "VideoInfo",
     "VideoMediaChecker",
     "box_at",
+    "check_image_file",
     "clip_rate",
     "content_digest",
     "cues_between",
@@ -64,6 +67,7 @@ __all__ = [
     "fixed_windows",
     "frame_index",
     "frame_key",
+    "image_size",
     "image_strip",
     "marks_at",
     "merge_shots",
@@ -74,6 +78,7 @@ __all__ = [
     "picked_frames",
     "probe",
     "read_frame_index",
+    "read_image",
     "read_subtitles",
     "remember_duration",
     "sample_frames",

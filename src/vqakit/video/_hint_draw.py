@@ -25,6 +25,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from vqakit.video._image_files import read_image
+
 STYLES = ("box", "circle", "contour", "classes", "text", "text1000")
 DRAWN = frozenset({"box", "circle", "contour", "classes"})
 TEXT = frozenset({"text", "text1000"})
@@ -56,7 +58,7 @@ def parse_style(text: str) -> set[str]:
 def load_mask(path: str) -> np.ndarray:
     """A mask PNG as a read-only bool array, read once: box and contour lookups ask for the
     same masks at every candidate frame time."""
-    mask = np.asarray(Image.open(path).convert("L")) > 0
+    mask = read_image(path, "L") > 0  # size-checked from the header before decoding
     mask.flags.writeable = False
     return mask
 

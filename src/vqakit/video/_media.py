@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import Image
-
+from vqakit.video._image_files import check_image_file
 from vqakit.video._probe import probe
 from vqakit.video._subtitles import read_subtitles
 
@@ -22,5 +21,4 @@ class VideoMediaChecker:
         read_subtitles(path)
 
     def check_image(self, path: Path) -> None:
-        with Image.open(path) as image:
-            image.verify()
+        check_image_file(path)  # its size from the header first: no decompression bomb

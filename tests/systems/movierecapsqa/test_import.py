@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import vqakit.systems.movierecapsqa  # noqa: F401  (registers the mr_ prompts)
 from vqakit.cli.import_movierecapsqa import movierecapsqa
+from vqakit.files import file_stem
 from vqakit.schema import load_folder
 from vqakit.systems.movierecapsqa.importer import import_movierecapsqa
 from vqakit.systems.movierecapsqa.tables import read_tables, write_tables
@@ -68,7 +69,10 @@ def test_import_links_each_question_to_its_segment_facts_windows_and_dialogue(tm
     meta = first["metadata"]
     assert meta["video_roles"] == ["recap_segment", "movie_segment", "recap", "movie"]
     assert (meta["recap_window"], meta["movie_window"]) == ([0.0, 4.5], [10.0, 30.0])
-    assert meta["movie_subtitles"] == "media/subtitles/Campus_Crossing_2008.srt"
+    # named after the key the file was found by: a movie name gets its slug and a digest
+    campus = file_stem("Campus Crossing (2008)")
+    assert campus.startswith("Campus_Crossing_2008-")
+    assert meta["movie_subtitles"] == f"media/subtitles/{campus}.srt"
     assert meta["movie_name"] == "Campus Crossing (2008)"
     assert (meta["video_id"], meta["segment_id"], meta["question_id"]) == ("cmpRecap001", 1, 1)
     assert meta["question_idx"] == 1  # its position in questions.json
@@ -85,7 +89,7 @@ def test_import_links_each_question_to_its_segment_facts_windows_and_dialogue(tm
     # the written folder loads with every media file checked
     bench = load_folder(tmp_path / "bench", VideoMediaChecker())
     assert len(bench.samples) == 8 and bench.card.protocol.method == "movierecaps"
-    assert (tmp_path / "bench/media/subtitles/Campus_Crossing_2008.srt").read_bytes() == (
+    assert (tmp_path / f"bench/media/subtitles/{campus}.srt").read_bytes() == (
         MEDIA / "campus_crossing.srt"
     ).read_bytes()
 
@@ -155,7 +159,8 @@ def test_folders_find_movies_and_subtitles_by_each_key(tmp_path):
     assert night["videos"][1]["end_s"] == pytest.approx(6.9667, abs=1e-3)
     assert night["metadata"]["movie_subtitles"] == "media/subtitles/tt0000202.vtt"
     assert samples["cmpRecap001.1.0"]["metadata"]["movie_subtitles"] == "media/subtitles/cmpRecap001.srt"
-    assert samples["cmpRecap001.1.0"]["videos"][1]["path"] == "media/movies/Campus_Crossing_2008.mp4"
+    campus = file_stem("Campus Crossing (2008)")
+    assert samples["cmpRecap001.1.0"]["videos"][1]["path"] == f"media/movies/{campus}.mp4"
 
 
 def test_unreadable_media_are_listed_and_skipped(tmp_path):

@@ -181,7 +181,8 @@ def test_media_gone_after_the_import_is_missing_media(bench_folder, tmp_path, mo
 
     copy = tmp_path / "bench"
     shutil.copytree(bench_folder, copy)
-    (copy / "media/subtitles/Campus_Crossing_2008.srt").unlink()
+    subtitles = json.loads((copy / "samples.jsonl").read_text().splitlines()[0])["metadata"]
+    (copy / subtitles["movie_subtitles"]).unlink()
     _, predictions = run(copy, tmp_path / "run", monkeypatch)
     gone = predictions["cmpRecap001.1.0"]["error"]
     assert gone["type"] == "missing_media" and "subtitle file not found" in gone["message"]

@@ -31,6 +31,7 @@ order), so readers of the gold clip's description work for every method.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from vqakit.methods import (
@@ -127,7 +128,7 @@ async def _describe_units(
         if shown:
             try:
                 strip = frames_strip(context, *shown)
-                await keep_strip(context, shown[0].identity, strip, name=f"{sample.id}-{clip_id}")
+                await keep_strip(context, shown[0].identity, strip, name=clip_strip_key(sample.id, clip_id))
             except Exception as error:  # its frames could not be had after all
                 costs.errors[f"strip:{clip_id}"] = f"video: {error}"
                 frames_s[clip_id] = []
@@ -177,8 +178,19 @@ def _strips(context: MethodContext, sample: Sample, trace: dict[str, Any]) -> li
     return [clip_strip(sample.id, clip) for clip, times in (trace.get("frames_s") or {}).items() if times]
 
 
+def clip_strip_key(sample_id: str, clip_id: str) -> str:
+    """The key a clip's strip is kept under (`keep_strip`'s name): both ids, unambiguously (as
+    `a-b` + `c` and `a` + `b-c` were one name before)."""
+    return json.dumps([sample_id, clip_id], ensure_ascii=False)
+
+
 def clip_strip(sample_id: str, clip_id: str) -> str:
     """Where the strip of a clip's described frames is kept, relative to the run folder."""
+    return strip_path(clip_strip_key(sample_id, clip_id))
+
+
+def legacy_clip_strip(sample_id: str, clip_id: str) -> str:
+    """Where runs written before `clip_strip_key` kept it (read, never written)."""
     return strip_path(f"{sample_id}-{clip_id}")
 
 

@@ -17,7 +17,7 @@ from vqakit.report import (
     register_shown_frames,
 )
 from vqakit.schema import Benchmark, Prediction, Sample
-from vqakit.systems.egofact.rag import clip_strip
+from vqakit.systems.egofact.rag import clip_strip, legacy_clip_strip
 
 _SPLITS = ["all", "n", "answered correctly", "n", "answered wrongly", "n"]
 _OUTCOMES = {"all": "all", "correct": "answered correctly", "wrong": "answered wrongly"}
@@ -186,9 +186,9 @@ def clip_frames(benchmark: Benchmark, sample: Sample, prediction: Prediction) ->
     if shown is None or shown not in benchmark.clips:
         return None
     times = prediction.retrieval["frames_s"][shown]
-    strip = clip_strip(sample.id, shown)
-    if strip in prediction.images:
-        return ShownFrames(times, strip=strip)
+    for strip in (clip_strip(sample.id, shown), legacy_clip_strip(sample.id, shown)):
+        if strip in prediction.images:
+            return ShownFrames(times, strip=strip)
     return ShownFrames(times, video=benchmark.clips[shown].video.path)
 
 

@@ -41,6 +41,7 @@ from vqakit.retrieval import passage_text
 from vqakit.schema import Benchmark, Prediction, PredictionError, Protocol, Sample
 from vqakit.scoring import LETTERS, extract_choice, format_options
 from vqakit.systems.egofact.rag import _preflight as retrieval_checks
+from vqakit.systems.egofact.rag import clip_strip_key
 from vqakit.systems.egofact.rag_retriever import shared_retriever
 from vqakit.systems.egofact.rag_steps import RagOptions
 
@@ -145,7 +146,7 @@ async def _show(
             request = await asyncio.to_thread(_clip_request, context, benchmark.clips[clip_id], count)
             # the strip first: it has the frames (decoded, or from the store), so a clip that
             # cannot be decoded is left out here rather than failing the whole request
-            name = f"{sample.id}-{clip_id}"
+            name = clip_strip_key(sample.id, clip_id)
             strips += await keep_strip(context, request.identity, frames_strip(context, request), name=name)
         except Exception as error:  # a clip that cannot be decoded is reported, not fatal
             errors[f"frames:{clip_id}"] = f"video: {error}"

@@ -34,7 +34,7 @@ import re
 from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlparse
 
-from vqakit.files import slug
+from vqakit.files import file_stem
 
 FIVE = "five options"
 FOUR_DECOYS = "four decoys + answer"
@@ -172,5 +172,6 @@ def _last_part(text: str) -> str:
 
 
 def media_name(video_id: str) -> str:
-    """A file-name stem for the video under `media/` (its key, made safe)."""
-    return slug(video_key(video_id), max_length=100, empty="video")
+    """A file-name stem for the video under `media/`: its key, or where the key is not a safe
+    file name its slug and a digest of it (`file_stem`), so distinct keys keep distinct files."""
+    return file_stem(video_key(video_id), max_length=100, empty="video")

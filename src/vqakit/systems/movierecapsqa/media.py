@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vqakit.builders import VIDEO_SUFFIXES
-from vqakit.files import InputError, read_table, real_file, slug
+from vqakit.files import InputError, MediaPlan, file_stem, read_table, real_file, slug
 from vqakit.systems.movierecapsqa.tables import Recap
 from vqakit.video import VideoError, probe, read_subtitles
 
@@ -123,21 +123,20 @@ class MediaCollector:
 
     def __init__(self, recaps: MediaFiles, movies: MediaFiles | None, subtitles: MediaFiles | None) -> None:
         self.recaps, self.movies, self.subtitles = recaps, movies, subtitles
-        self.media: dict[str, Path] = {}  # path under media/ -> source
-        self.placed: dict[Path, str] = {}  # source -> path under the benchmark folder
+        self.plan = MediaPlan()  # path under media/ -> source, one name per file
         self.checked: dict[Path, float | str] = {}  # source -> duration, or why it is unusable
 
+    @property
+    def media(self) -> dict[str, Path]:
+        """{path under media/: source file} of everything placed."""
+        return self.plan.files
+
     def _place(self, folder: str, key: str, source: Path) -> str:
-        resolved = real_file(source)  # checked by `_check` before
-        if resolved not in self.placed:
-            base, number = f"{folder}/{slug(key, max_length=100, empty=folder)}", 1
-            name = f"{base}{source.suffix.lower()}"
-            while name in self.media:
-                number += 1
-                name = f"{base}-{number}{source.suffix.lower()}"
-            self.media[name] = resolved  # the file itself: a link to it would lead out of the folder
-            self.placed[resolved] = f"media/{name}"
-        return self.placed[resolved]
+        """The file's path under the benchmark folder: `media/<folder>/<key>.<ext>` (`file_stem`:
+        a key that is no safe file name gets its slug and a digest), numbered apart from
+        another file's name (`MediaPlan`)."""
+        name = f"{folder}/{file_stem(key, max_length=100, empty=folder)}{source.suffix.lower()}"
+        return f"media/{self.plan.add(name, source)}"
 
     def _check(self, source: Path, read: Callable[[Path], float]) -> float | str:
         try:

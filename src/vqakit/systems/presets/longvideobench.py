@@ -35,6 +35,7 @@ FILES = {"val": "lvb_val.json", "test": "lvb_test_wo_gt.json"}
 
 
 _CLOCK = re.compile(r"\s*(\d{1,6}):(\d{1,2}):(\d{1,2}(?:\.\d*)?)\s*")
+_ARROW = re.compile(r"-{2,}>")  # what SRT would read as a cue timing, in a cue's text
 _LONGEST = 10 * 24 * 3600.0  # a cue later than ten days is no time on any video's clock
 
 
@@ -77,9 +78,16 @@ def srt_from_cues(path: Path, row: dict[str, Any]) -> str:
             continue
         end = end if end is not None and end > start else start + 1.0  # a cue open at its end lasts 1 s
         blocks.append(
-            f"{len(blocks) + 1}\n{_clock(start - shift)} --> {_clock(end - shift)}\n{text.strip()}\n"
+            f"{len(blocks) + 1}\n{_clock(start - shift)} --> {_clock(end - shift)}\n{_cue_text(text)}\n"
         )
     return "\n".join(blocks)
+
+
+def _cue_text(text: str) -> str:
+    """A cue's text as SRT can hold it: no blank line (it would end the cue) and no `-->` (SRT
+    reads it as a timing line), which becomes `->`; what it says is kept."""
+    lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return "\n".join(_ARROW.sub("->", line) for line in lines if line)
 
 
 def import_longvideobench(release: Path, videos: Path, out: Path, split: str | None = None) -> TableImport:

@@ -20,6 +20,7 @@ Answers are the option's text and are matched to the candidates. Results break d
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from vqakit.files import InputError
@@ -55,7 +56,9 @@ FRAME_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 def frames_video(found: Path, relative: str) -> Path:
     """A folder of frames as an MP4 at FRAME_RATE (made once, kept in the vqakit cache); a video
-    file as it is."""
+    file as it is. Every frame's size is read from its header before any is decoded: a frame
+    that is no image, or claims more pixels than any frame (`vqakit.video.image_size`), is a
+    VideoError naming that frame, which leaves out the questions of this folder only."""
     if not found.is_dir():
         return found
     from vqakit.models import default_cache_path
@@ -71,14 +74,21 @@ def frames_video(found: Path, relative: str) -> Path:
         / f"{hashlib.sha256(stamp.encode()).hexdigest()[:24]}.mp4"
     )
     if not target.is_file():
-        import numpy as np
-        from PIL import Image
+        import av
 
+        from vqakit.video import VideoError, image_size, read_image
+
+        for path in frames:
+            image_size(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".part.mp4")
-        images = (np.asarray(Image.open(path).convert("RGB")) for path in frames)
-        encode_images(images, FRAME_RATE, partial)
-        partial.replace(target)
+        partial = target.with_name(f".{target.stem}.{os.getpid()}.part.mp4")
+        try:
+            encode_images((read_image(path) for path in frames), FRAME_RATE, partial)
+            partial.replace(target)
+        except av.FFmpegError as error:
+            raise VideoError(found, f"cannot encode its frames as a video ({error})") from None
+        finally:
+            partial.unlink(missing_ok=True)
     return target
 
 

@@ -31,15 +31,24 @@ def import_nextqa(release: Path, videos: Path, out: Path, split: str | None = No
     chosen = split_of(split, SPLITS)
     folder = release if (release / f"{chosen}.csv").is_file() else release / "dataset" / "nextqa"
     table = read_source(folder / f"{chosen}.csv")
-    where = {}
     mapped = folder / "map_vid_vidorID.json"
-    if mapped.exists():
-        where = release_object(mapped, "video: folder/id")
+    where = release_object(mapped, "video: folder/id") if mapped.exists() else None
     rows, problems = [], list(table.problems)
     for row in table.rows:
         video = str(row.data.get("video", "")).strip()
         code = str(row.data.get("type", "")).strip()
-        located = where.get(video) if where else video
+        if where is None:  # no map: only a video lying directly under --videos is found
+            located = video if (videos / f"{video}.mp4").is_file() else None
+            if located is None:
+                why = f"no {mapped} (the release's map of where each video sits under --videos)"
+                problems.append(
+                    one_line(
+                        f"{table.where(row, 'video')}: {video!r}: {why}, and no {video}.mp4 directly there"
+                    )
+                )
+                continue
+        else:
+            located = where.get(video)
         if located is None:
             problems.append(one_line(f"{table.where(row, 'video')}: {video!r} is not in {mapped.name}"))
             continue
