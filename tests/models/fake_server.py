@@ -17,7 +17,12 @@ Gemini's file API is spoken too (the resumable upload the SDK uses): an upload i
 
 It also answers OpenAI's `/v1/embeddings`: `ok` gives each input a vector made from the hash of
 its text (`fake_embedding`, not normalised, listed in reverse order with their `index`), and
-`short` gives one vector too few; the other behaviours act as for chat."""
+`short` gives one vector too few; the other behaviours act as for chat.
+
+GET answers the model look-ups a run's preflight makes, and takes nothing from the script:
+OpenAI's `/v1/models` lists `models` (empty by default: a list that cannot tell), Anthropic's
+`/v1/models/<id>` and Gemini's `/v1beta/models/<id>` give the model's record when `models` is
+empty or names it, 404 otherwise. `get_status` makes every GET answer that status instead."""
 
 from __future__ import annotations
 
@@ -147,6 +152,9 @@ class FakeServer:
         self.default = default
         self.delay_s = delay_s
         self.requests: list[dict[str, Any]] = []
+        self.models: list[str] = []
+        self.get_status: int | None = None
+        self.gets: list[str] = []
         self.lock = threading.Lock()
         server = self
 
@@ -155,6 +163,22 @@ class FakeServer:
 
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                with server.lock:
+                    server.gets.append(self.path)
+                path = self.path.split("?")[0]
+                if server.get_status is not None:
+                    return self._send(
+                        server.get_status, {"error": {"message": f"scripted {server.get_status}"}}
+                    )
+                if path.endswith("/models"):
+                    listed = [{"id": name, "object": "model"} for name in server.models]
+                    return self._send(200, {"object": "list", "data": listed})
+                name = path.rsplit("/models/", 1)[-1]
+                if "/models/" in path and (not server.models or name in server.models):
+                    return self._send(200, {"id": name, "name": f"models/{name}", "type": "model"})
+                return self._send(404, {"error": {"message": f"model {name!r} not found"}})
 
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers["Content-Length"]))

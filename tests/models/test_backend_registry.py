@@ -58,6 +58,7 @@ def test_the_built_in_forms_are_listed_as_before():
         "hf:<hub id or local folder>",
         "replay:<file.jsonl>",
         "<any form>?key=value&...",
+        "<any form>?timeout=S&total_timeout=S",
     ]
     api = [name for name, info in backends().items() if info.api]
     assert api == ["openai", "openai-compatible", "anthropic", "gemini"]

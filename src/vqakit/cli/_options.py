@@ -90,6 +90,44 @@ def engine_options(command: Callable) -> Callable:
     return command
 
 
+def time_limit_options(command: Callable) -> Callable:
+    """`--request-timeout`, `--total-timeout` (run settings) and `--no-preflight` (popped by the
+    command as `preflight`), for the commands that run models over a benchmark."""
+    from vqakit.models._limits import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S
+
+    seconds = click.FloatRange(min=0, min_open=True)
+    options = [
+        click.option(
+            "--request-timeout",
+            "request_timeout_s",
+            type=seconds,
+            metavar="SECONDS",
+            help=f"Seconds one model request may take before it fails as a timeout and is retried "
+            f"(default {REQUEST_TIMEOUT_S:g}; ?timeout=S in a model's spec sets it for that model).",
+        ),
+        click.option(
+            "--total-timeout",
+            "total_timeout_s",
+            type=seconds,
+            metavar="SECONDS",
+            help=f"Seconds one model call may take with all its retries (default {TOTAL_TIMEOUT_S:g}; "
+            "?total_timeout=S in a spec).",
+        ),
+        click.option(
+            "--no-preflight",
+            "preflight",
+            flag_value=False,
+            default=True,
+            help="Skip the check, before anything is written, that each model and judge endpoint "
+            "answers and serves its model (a refused connection, a 404, a refused key, an unknown "
+            "model or no answer within seconds otherwise stops the command at once, exit 2).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 PENDING_EXIT = 75  # EX_TEMPFAIL: judgments wait on provider batches; the same command collects them
 INTERRUPTED_EXIT = 130  # stopped by Ctrl-C (128 + SIGINT), as shells report it
 

@@ -18,6 +18,7 @@ from vqakit.cli._options import (
     set_aside_line,
     set_aside_option,
     settings_from,
+    time_limit_options,
 )
 from vqakit.cli._progress import progress
 
@@ -181,6 +182,7 @@ class _MethodOption(click.Option):
     "separate thinking text, or both.",
 )
 @judge_batch_options
+@time_limit_options
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
@@ -198,10 +200,19 @@ def evaluate(
     """Run a method over BENCH and score it; rerunning the same command resumes."""
     from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
-    from vqakit.runner import RunConfigError, RunInterrupted, RunLockedError, RunSetupError, evaluate
+    from vqakit.models import PreflightError
+    from vqakit.runner import (
+        RunConfigError,
+        RunInterrupted,
+        RunLockedError,
+        RunSetupError,
+        RunStopped,
+        evaluate,
+    )
 
     batches = judge_batch_settings(arguments)
     frame_cache = arguments.pop("frame_cache")
+    preflight = arguments.pop("preflight")
     settings = {
         "bench": bench,
         **({"frame_cache": False} if frame_cache is False else {}),
@@ -228,8 +239,9 @@ def evaluate(
                 ),
                 on_done=done,
                 set_aside_bad_lines=set_aside_bad_lines,
+                preflight=preflight,
             )
-        except (MethodSetupError, RunSetupError, MissingExtra) as error:
+        except (MethodSetupError, RunSetupError, MissingExtra, PreflightError) as error:
             raise click.UsageError(str(error)) from None
         except (RunConfigError, RunLockedError, ValueError) as error:
             raise click.ClickException(str(error)) from None
@@ -237,6 +249,10 @@ def evaluate(
             display.close()
             click.echo(str(stopped), err=True)
             sys.exit(INTERRUPTED_EXIT)
+        except RunStopped as stopped:
+            display.close()
+            click.echo(str(stopped), err=True)
+            sys.exit(1)
     summary = error_summary(outcomes)
     if summary:
         click.echo(summary, err=True)

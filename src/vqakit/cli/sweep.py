@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from vqakit.cli._options import INTERRUPTED_EXIT, concurrency_option, method_options, settings_from
+from vqakit.cli._options import (
+    INTERRUPTED_EXIT,
+    concurrency_option,
+    method_options,
+    settings_from,
+    time_limit_options,
+)
 from vqakit.cli._progress import progress
 
 
@@ -37,6 +43,7 @@ from vqakit.cli._progress import progress
 )
 @concurrency_option
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
+@time_limit_options
 @method_options
 def sweep(
     bench: str,
@@ -54,10 +61,12 @@ def sweep(
     sweep.json and sweep.html (each run keeps its own folder and report)."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.methods import MethodSetupError
+    from vqakit.models import PreflightError
     from vqakit.runner import (
         RunConfigError,
         RunInterrupted,
         RunSetupError,
+        RunStopped,
         default_run_folder,
         expand_values,
         make_config,
@@ -86,6 +95,7 @@ def sweep(
             "or --sweep-arg"
         )
     ((parameter, text),) = swept.items()
+    preflight = arguments.pop("preflight")
     settings = settings_from(arguments)
     settings["method_args"].pop(parameter, None)
     try:
@@ -102,14 +112,18 @@ def sweep(
                 on_progress=lambda value, seen: update(
                     seen.done, seen.total, seen.errors, value, seen.not_applicable
                 ),
+                preflight=preflight,
             )
-    except (MethodSetupError, RunSetupError) as error:
+    except (MethodSetupError, RunSetupError, PreflightError) as error:
         raise click.UsageError(str(error)) from None
     except (RunConfigError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     except RunInterrupted as stopped:
         click.echo(str(stopped), err=True)
         sys.exit(INTERRUPTED_EXIT)
+    except RunStopped as stopped:
+        click.echo(str(stopped), err=True)
+        sys.exit(1)
     measures = {swept_accuracy(outcome.results)[0] for _, outcome in outcomes}
     heading = measures.pop() if len(measures) == 1 else "accuracy"
     click.echo(f"{parameter:<20}{'n':>5}{heading:>22}{'95% CI':>16}")

@@ -83,9 +83,11 @@ def evaluate(
     on_progress: Callable[[RunProgress], None] | None = None,
     on_done: Callable[[EvalConfig, RunOutcome], None] | None = None,
     set_aside_bad_lines: bool = False,
+    preflight: bool = True,
 ) -> list[RunOutcome]:
     """Make every run of `plan_eval` in turn (each resumable), reporting as they go
-    (`set_aside_bad_lines`: see `run_eval`)."""
+    (`set_aside_bad_lines`: see `run_eval`). `preflight`: each run's model endpoints are checked
+    before its folder is written (`run_eval`)."""
     plan = plan_eval(settings, out)
     if on_notes and plan.notes:
         on_notes(plan.notes)
@@ -102,6 +104,7 @@ def evaluate(
             on_note=note,
             benchmark=plan.benchmark,
             set_aside_bad_lines=set_aside_bad_lines,
+            preflight=preflight,
         )
         outcomes.append(outcome)
         if on_done:

@@ -31,7 +31,8 @@ from vqakit.methods import FrameStats
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._engines import run_local
+from vqakit.runner._endpoints import check_endpoints, time_limits
+from vqakit.runner._engines import EndpointStopped, run_local, run_stopping
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
@@ -63,6 +64,19 @@ class RunInterrupted(KeyboardInterrupt):
 
     def __init__(self, folder: Path, kept: int) -> None:
         super().__init__(f"interrupted: {kept} answers kept; rerun the same command to resume")
+        self.folder, self.kept = folder, kept
+
+
+class RunStopped(Exception):
+    """An endpoint's last requests all failed the same way (a server down or gone wrong during
+    the run): the run stopped instead of failing every sample, keeping every answer finished
+    before it; the same command resumes."""
+
+    def __init__(self, folder: Path, kept: int, why: str) -> None:
+        super().__init__(
+            f"stopped: {why}; {kept} answers kept in {folder}; fix the server or the model spec and "
+            "rerun the same command to resume"
+        )
         self.folder, self.kept = folder, kept
 
 
@@ -184,6 +198,7 @@ def run_eval(
     allow_no_frames: bool = False,
     benchmark: Benchmark | None = None,
     set_aside_bad_lines: bool = False,
+    preflight: bool = False,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
@@ -192,12 +207,18 @@ def run_eval(
     not, unless `set_aside_bad_lines` moves them into quarantine files first, each move told to
     `on_note`). `on_progress(RunProgress)` follows the samples; `on_note` hears how judges'
     batches go. `benchmark`: `config.bench` already loaded (reading a large benchmark takes
-    seconds). Ctrl-C raises `RunInterrupted`, with what was finished kept; the folder's lock is
+    seconds). `preflight`: check that each model's endpoint answers before the folder is written
+    (`check_endpoints`; notes go to `on_note`). Ctrl-C raises `RunInterrupted`, and an endpoint
+    whose requests keep failing `RunStopped`, with what was finished kept; the folder's lock is
     released and its file removed however the run ends."""
     benchmark = benchmark or load_benchmark(config.bench)
     folder = Path(out)
     check_run_out(folder, benchmark.root)
     checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
+    if preflight:
+        for note in check_endpoints([config]):
+            if on_note:
+                on_note(note)
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -244,6 +265,7 @@ def _write_run_files(
         **_input_record(config, checked),
         "prompt_hashes": prompts,
         "images": _images_line(config),
+        "time_limits": time_limits(config),
     }
     participant = checked.method.participant(checked.options)
     if participant is not None:
@@ -281,6 +303,9 @@ def _run_locked(
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
         raise RunInterrupted(folder, sum(1 for s in samples if log.done(s.id))) from None
+    except EndpointStopped as stopped:
+        log.close()
+        raise RunStopped(folder, sum(1 for s in samples if log.done(s.id)), str(stopped)) from None
     finally:
         log.close()
 
@@ -332,9 +357,8 @@ def _run_logged(
         if uses_batches(config, folder):
             pending = asyncio.run(judge_run_batched(config, samples, finished, judgments, folder, on_note))
         elif config.judges:
-            asyncio.run(
-                judge_run(config.judges, samples, finished, judgments, config.concurrency, config.judge_args)
-            )
+            specs, settings, limits = config.judges, config.judge_args, config.time_limits()
+            run_stopping(judge_run(specs, samples, finished, judgments, config.concurrency, settings, limits))
         results = write_scores(
             folder,
             benchmark,
