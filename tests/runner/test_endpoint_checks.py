@@ -114,7 +114,7 @@ def test_without_the_check_a_stuck_server_is_said_after_the_first_timeout_and_st
     assert process.returncode == 1
     assert f"stopped: the last 20 requests to {server.url}/chat/completions all failed the same way" in err
     assert "rerun the same command to resume" in err
-    assert (tmp_path / "runs/sample-direct-m/config.yaml").is_file()
+    assert (tmp_path / "runs/sample-0.1.0-direct-m/config.yaml").is_file()
 
 
 def test_a_server_that_dies_mid_run_stops_it_and_the_same_command_resumes(tmp_path: Path):
@@ -126,7 +126,7 @@ def test_a_server_that_dies_mid_run_stops_it_and_the_same_command_resumes(tmp_pa
         code, output, _ = _eval(tmp_path, *command)
         assert code == 1, output
         assert "stopped: the last 20 requests to" in output and "(server: HTTP 503 from" in output
-        assert "3 answers kept in runs/sample-direct-m" in output
+        assert "3 answers kept in runs/sample-0.1.0-direct-m" in output
         server.default = "ok:Answer: B"
         code, output, _ = _eval(tmp_path, *command)
     assert code == 0, output

@@ -53,7 +53,7 @@ def test_offline_baselines_write_every_run_file(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "offline baselines" in result.stdout and "--model" in result.stdout
     for method in ("random", "text-similarity"):
-        folder = tmp_path / "runs" / f"sample-{method}"
+        folder = tmp_path / "runs" / f"sample-0.1.0-{method}"
         assert {p.name for p in folder.iterdir()} >= RUN_FILES
         results = json.loads((folder / "results.json").read_text())
         assert results["overall"]["n"] == 36 and results["counts"]["answered"] == 36

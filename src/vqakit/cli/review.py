@@ -97,7 +97,11 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     "applied; majority: what more than half of its reviewers decided.",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="New folder.")
-@click.option("--version", "version", help="Version of the new benchmark (default: <version>+review).")
+@click.option(
+    "--version",
+    "version",
+    help="Version of the new benchmark (default: <version>+review, +review.2 for a second review, ...).",
+)
 @click.option("--review-dir", type=click.Path(file_okay=False, path_type=Path), help="The review logs.")
 @click.option(
     "--include-stale",

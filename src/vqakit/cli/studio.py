@@ -111,7 +111,7 @@ from vqakit.cli._options import judge_assignments, model_settings
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("runs"),
     show_default=True,
-    help="Where participants' run folders go (<runs>/<benchmark>-human-<name>).",
+    help="Where participants' run folders go (<runs>/<benchmark folder>-<version>-human-<name>).",
 )
 @click.option(
     "--review-dir",

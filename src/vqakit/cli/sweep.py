@@ -101,8 +101,9 @@ def sweep(
     try:
         values = expand_values(parameter, text, method)
         base = make_config({"bench": bench, "method": method, **settings})
-        name = load_benchmark(bench).card.name
-        folder = out or default_run_folder(name, method, base.model, suffix=f"sweep-{parameter}")
+        folder = out or default_run_folder(
+            load_benchmark(bench), method, base.model, suffix=f"sweep-{parameter}"
+        )
         with progress() as update:
             outcomes = run_sweep(
                 base,

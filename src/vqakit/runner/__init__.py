@@ -7,7 +7,7 @@ from vqakit.runner._compare import compare_run_folders
 from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
 from vqakit.runner._diff import diff_lines, diff_runs
 from vqakit.runner._endpoints import check_endpoints
-from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
+from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval, run_name
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
 from vqakit.runner._ray import RayModel, on_engine
@@ -62,6 +62,7 @@ __all__ = [
     "run_audit",
     "run_eval",
     "run_judges",
+    "run_name",
     "run_protocol",
     "run_sweep",
     "saved_config",

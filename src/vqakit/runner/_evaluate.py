@@ -23,11 +23,26 @@ OFFLINE_BASELINES = ("random", "text-similarity")
 EMBED_EXTRA = "pip install 'vqakit[embed]'"
 
 
+def run_name(benchmark: Benchmark) -> str:
+    """What the run folders of a benchmark are named after: the folder the user gave (a shipped
+    benchmark's is its name) and its card's version, unless the folder's name ends with it
+    already; so two copies or versions of one benchmark never share a run folder."""
+    name = benchmark.root.resolve().name
+    version = slug(benchmark.card.version, max_length=40)
+    return name if name.endswith(version) else f"{name}-{version}"
+
+
 def default_run_folder(
-    benchmark_name: str, method: str, model: str | None = None, root: str | Path = "runs", suffix: str = ""
+    benchmark: Benchmark | str,
+    method: str,
+    model: str | None = None,
+    root: str | Path = "runs",
+    suffix: str = "",
 ) -> Path:
-    """`runs/<benchmark>-<method>[-<model>][-<suffix>]`, the model named by the end of its spec."""
-    name = f"{slug(benchmark_name, max_length=120)}-{method}"
+    """`runs/<benchmark>-<method>[-<model>][-<suffix>]`: the benchmark by its folder and version
+    (`run_name`; a string is taken as it is), the model by the end of its spec."""
+    named = benchmark if isinstance(benchmark, str) else run_name(benchmark)
+    name = f"{slug(named, max_length=120)}-{method}"
     if model:
         name += "-" + slug(model.split("#")[-1], empty="model")
     return Path(root) / (f"{name}-{suffix}" if suffix else name)
@@ -68,7 +83,7 @@ def plan_eval(settings: dict[str, Any], out: str | Path | None = None) -> EvalPl
         if out is not None and len(chosen) == 1:
             folder = Path(out)
         else:
-            folder = default_run_folder(benchmark.card.name, name, model, out or "runs")
+            folder = default_run_folder(benchmark, name, model, out or "runs")
         configs.append((config, folder))
     return EvalPlan(configs, notes, benchmark)
 
