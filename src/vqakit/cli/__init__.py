@@ -73,12 +73,21 @@ _COMMAND = "vqakit.command"  # ctx.meta key: the command being run ("vqakit impo
 
 
 class _Verbs(click.Group):
-    """A group that remembers which command it runs, for the catch-all's message."""
+    """A group that remembers which command it runs, for the catch-all's message, and says
+    which command a mistyped one may be (its generated commands included)."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
+        try:
+            name, command, rest = super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            if args and "No such command" in error.message and not getattr(error, "possibilities", None):
+                from vqakit.files import did_you_mean
+
+                hint = did_you_mean(args[0], self.list_commands(ctx))
+                error.message = f"No such command {args[0]!r}; {hint}`{ctx.command_path} --help` lists them."
+            raise
         if command is not None:
             ctx.meta[_COMMAND] = f"{ctx.meta.get(_COMMAND, 'vqakit')} {name}"
         return name, command, rest
@@ -111,16 +120,21 @@ class _Group(_Verbs):
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
             from vqakit.benchmarks import BenchmarkNotFound
+            from vqakit.extras import MissingExtra, missing_extra_line
             from vqakit.files import InputError, OutFolderRefused, one_line
             from vqakit.models import ModelSpecError
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
-            if isinstance(error, BenchmarkNotFound | ModelSpecError | OutFolderRefused):  # exit 2
+            command = ctx.meta.get(_COMMAND, "vqakit")
+            if isinstance(
+                error, BenchmarkNotFound | ModelSpecError | OutFolderRefused | MissingExtra
+            ):  # exit 2
                 raise click.UsageError(str(error), ctx=None) from None
+            if isinstance(error, ImportError) and (line := missing_extra_line(error, command)):
+                raise click.UsageError(line, ctx=None) from None
             if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None
-            command = ctx.meta.get(_COMMAND, "vqakit")
             raise click.ClickException(
                 f"{command}: {type(error).__name__}: {one_line(str(error))} ({_reading(error)}"
                 "set VQAKIT_DEBUG=1 for the traceback)"

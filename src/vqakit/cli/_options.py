@@ -202,8 +202,12 @@ def judge_assignments(values: tuple[str, ...]) -> dict[str, str]:
             found[OPEN_JUDGE] = value.strip()
             continue
         if name.strip() not in names:
-            known = ", ".join(names)
-            raise click.UsageError(f"--judge {value}: unknown judge {name.strip()!r}; known: {known}")
+            from vqakit.files import did_you_mean
+
+            hint = did_you_mean(name.strip(), names)
+            raise click.UsageError(
+                f"--judge {value}: unknown judge {name.strip()!r}; {hint}known: {', '.join(names)}"
+            )
         found[name.strip()] = spec.strip()
     return found
 

@@ -253,6 +253,13 @@ def evaluate(
             display.close()
             click.echo(str(stopped), err=True)
             sys.exit(1)
+    for outcome in outcomes:
+        for name in outcome.unused_judges:
+            click.echo(
+                f"warning: --judge {name} was not used by {outcome.folder}: none of its answers is one "
+                f"judge {name} grades (a baseline gives no replies to judge)",
+                err=True,
+            )
     summary = error_summary(outcomes)
     if summary:
         click.echo(summary, err=True)

@@ -195,6 +195,7 @@ def table(
     each accuracy with its 95% interval, and a note saying which interval it is."""
     from vqakit.report import (
         NoOfficialTable,
+        TableKeyError,
         comparison_note,
         comparison_rows,
         format_table,
@@ -226,6 +227,8 @@ def table(
             human = comparison_note(names, rows)
         if intervals:
             notes.append(interval_note(list(folders)))
+    except TableKeyError as error:
+        raise click.UsageError(str(error)) from None
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     notes += [f"note: {human}"] if human else []

@@ -90,7 +90,7 @@ from vqakit.files._media import (
     refuse_links,
     staged_folder,
 )
-from vqakit.files._names import slug
+from vqakit.files._names import did_you_mean, slug
 from vqakit.files._outputs import (
     IGNORED,
     MARKER,
@@ -151,6 +151,7 @@ __all__ = [
     "check_out",
     "collector_paused",
     "decode",
+    "did_you_mean",
     "find_bad_byte",
     "find_unusable",
     "is_listing_folder",

@@ -77,6 +77,7 @@ async def _preflight(session: Any, spec: ModelSpec, timeout_s: float) -> str | N
     install="pip install 'vqakit[anthropic]'",
     unsupported=_anthropic_unsupported,
     preflight=_preflight,
+    model_names=r"^claude",
 )
 class AnthropicBackend:
     def __init__(

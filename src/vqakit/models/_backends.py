@@ -17,6 +17,8 @@ registered is also what the rest of vqakit asks about a backend instead of namin
 - `unsupported`: settings it cannot send (`check_supported`);
 - `video`: what it takes of `--input video` (`clip` or `file`), None for frames only;
 - `cached`: whether its replies go in the response cache (`replay:` has no need);
+- `model_names`: a regular expression matching the model names it usually serves, only to
+  suggest a spec when a bare model name is given (`--model gpt-4o` -> `openai:gpt-4o`);
 - `preflight`: `async check(session, spec, timeout_s)`, the one cheap request made before a run
   (`_preflight`): raises `EndpointProblem`, or returns a note or None; None for no check.
 
@@ -64,6 +66,7 @@ class BackendInfo:
     video: Literal["clip", "file"] | None = None
     cached: bool = True
     preflight: Callable[..., Awaitable[str | None]] | None = None
+    model_names: str = ""
 
     def how_to_give_a_key(self) -> str:
         """One clause: how this backend is given its key (never inside the spec)."""
@@ -97,6 +100,7 @@ def register_backend(
     video: Literal["clip", "file"] | None = None,
     cached: bool = True,
     preflight: Callable[..., Awaitable[str | None]] | None = None,
+    model_names: str = "",
 ) -> Callable[[F], F]:
     """Decorator: make `factory` the backend of specs `name:...` (see the module for the fields).
     A name taken by another factory is refused; the same factory registered again replaces it."""
@@ -122,6 +126,7 @@ def register_backend(
             video=video,
             cached=cached,
             preflight=preflight,
+            model_names=model_names,
         )
         with _lock:
             existing = _BACKENDS.get(name)
@@ -181,7 +186,12 @@ def backend_info(name: str) -> BackendInfo:
     """The backend registered as `name`; ValueError listing the known ones when there is none."""
     found = find_backend(name)
     if found is None:
-        raise ValueError(f"unknown model backend {name!r}; known: {', '.join(backends())}")
+        from vqakit.files import did_you_mean
+
+        known = list(backends())
+        raise ValueError(
+            f"unknown model backend {name!r}; {did_you_mean(name, known)}known: {', '.join(known)}"
+        )
     return found
 
 

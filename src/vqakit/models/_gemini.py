@@ -69,6 +69,7 @@ async def _preflight(session: Any, spec: ModelSpec, timeout_s: float) -> str | N
     unsupported=_gemini_unsupported,
     video="file",
     preflight=_preflight,
+    model_names=r"^(models/)?(gemini|gemma)-",
 )
 class GeminiBackend:
     def __init__(

@@ -119,6 +119,7 @@ def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     key_help=COMPATIBLE_KEY_HELP,
     video="clip",
     preflight=_preflight,
+    model_names=r"^[\w.-]+/[\w.:-]+$|:",  # a hub id a server serves, an Ollama name:tag
 )
 @register_backend(
     "openai",
@@ -129,6 +130,7 @@ def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     keys=("OPENAI_API_KEY",),
     unsupported=_openai_unsupported,
     preflight=_preflight,
+    model_names=r"^(gpt-|chatgpt|o\d+($|-)|text-embedding-|ft:gpt)",
 )
 class OpenAIBackend:
     """One chat-completions endpoint over a lean aiohttp client.

@@ -8,10 +8,12 @@ stable order, so the string serves as an id. A spec never carries a key (`creden
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from vqakit.files import did_you_mean
 from vqakit.models._backends import BackendInfo, backends, find_backend
 from vqakit.models._limits import LIMITS_FORM, TimeLimits, split_limits
 from vqakit.models._secrets import credential_in_spec
@@ -86,9 +88,12 @@ def parse_model_spec(text: str) -> ModelSpec:
     info = find_backend(backend) if sep else None
     refuse_credentials(text, info)
     if not sep or not rest:
-        raise ModelSpecError(f"model spec {text!r} needs the form backend:model; known forms: {_forms()}")
+        raise ModelSpecError(
+            f"model spec {text!r} needs the form backend:model; {_suggested(text)}known forms: {_forms()}"
+        )
     if info is None:
-        raise ModelSpecError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
+        hint = did_you_mean(backend, backends()) or _suggested(text)
+        raise ModelSpecError(f"unknown model backend {backend!r} in {text!r}; {hint}known forms: {_forms()}")
     base_url = None
     if info.base_url:
         # the base URL may carry its own query (?api-version=...): settings follow the model
@@ -117,6 +122,27 @@ def without_limits(text: str) -> str:
     if spec.limits == TimeLimits():
         return text
     return str(ModelSpec(spec.backend, spec.model, spec.base_url, spec.settings))
+
+
+SERVER_URL = "http://localhost:8000/v1"  # where suggestions put a server (vLLM's default port)
+
+
+def suggested_specs(name: str) -> list[str]:
+    """Specs that fit a bare model name, from what each backend registered it usually serves
+    (`model_names`); a name none claims could still be served by an OpenAI-compatible server."""
+    name = name.strip()
+
+    def spec(info: BackendInfo) -> str:
+        return f"{info.name}:{SERVER_URL}#{name}" if info.base_url else f"{info.name}:{name}"
+
+    known = backends().values()
+    found = [spec(info) for info in known if info.model_names and re.search(info.model_names, name, re.I)]
+    return found or [spec(info) for info in known if info.base_url][:1]
+
+
+def _suggested(name: str) -> str:
+    found = suggested_specs(name) if name.strip() else []
+    return f"did you mean {' or '.join(found)}? " if found else ""
 
 
 def _forms() -> str:

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from vqakit.files import did_you_mean
 from vqakit.methods import get_method, option_names
 from vqakit.scoring import judges
 
@@ -100,8 +101,9 @@ class EvalConfig(BaseModel):
         registered = judges()
         unknown = sorted(name for name in value if name not in registered)
         if unknown:
+            hint = did_you_mean(unknown[0], registered)
             raise ValueError(
-                f"unknown judge {', '.join(unknown)}; known: {', '.join(sorted(registered)) or 'none'}"
+                f"unknown judge {', '.join(unknown)}; {hint}known: {', '.join(sorted(registered)) or 'none'}"
             )
         return {name: spec for name, spec in value.items() if spec}
 

@@ -20,7 +20,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,7 @@ class RunOutcome:
     results: dict[str, Any]
     judgments_pending: int = 0  # judgments waiting on a provider batch (`judge_batch_wait=False`)
     frames: FrameStats | None = None  # how the frames were had (local engine)
+    unused_judges: list[str] = field(default_factory=list)  # given, and no sample needed them
 
 
 def benchmark_hash(benchmark: Benchmark) -> str:
@@ -374,7 +375,9 @@ def _run_logged(
             judges=tuple(config.judges),
             frames=frame_totals,
         )
-    return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
+    graded = {kind for kind, _ in judgments.records}
+    unused = [name for name in config.judges if name not in graded] if not pending else []
+    return RunOutcome(folder, finished_before, len(todo), results, pending, frames, unused)
 
 
 def _size(path: Path) -> int:
