@@ -8,6 +8,7 @@ imports no torch, NumPy or PyAV.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from typing import Any
 
@@ -61,11 +62,14 @@ VERBS = (
 # (so `vqakit --help` imports no registry): group -> "module:function" giving {name: command}.
 GENERATED = {"import": "import_preset:preset_commands"}
 GROUPS = {
-    "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",
-    "import": "Turn a published benchmark's release files into a vqakit benchmark folder.",
-    "label": "Add labels to a benchmark's questions with a model, or from a labels file.",
-    "cache": "Inspect or empty the response cache and the frame store (VQAKIT_CACHE_DIR, default "
-    "~/.cache/vqakit).",
+    "build": "Build a benchmark from annotated videos.\n\nModel pipelines with quality filters; "
+    "every step journaled, so the same command resumes.",
+    "import": "Turn a published release into a benchmark.\n\nA benchmark's release files as "
+    "downloaded, and your videos, to a vqakit benchmark folder.",
+    "label": "Label a benchmark's questions with a model.\n\nAdd labels to a benchmark's "
+    "questions with a model, or from a labels file.",
+    "cache": "Inspect or empty the caches.\n\nThe response cache and the frame store "
+    "(VQAKIT_CACHE_DIR, default ~/.cache/vqakit).",
 }
 
 
@@ -176,11 +180,19 @@ class _GeneratedGroup(_Verbs):
         return super().get_command(ctx, cmd_name) or self._extra().get(cmd_name)
 
 
+def summary(help_text: str | None) -> str:
+    """A command's one-line summary: the first paragraph of its help, on one line (a docstring
+    opens with it, so `vqakit --help` shows it whole, never cut mid-phrase)."""
+    first = inspect.cleandoc(help_text or "").split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
 def _add_verbs() -> None:
     groups: dict[str, click.Group] = {}
     for path, target in VERBS:
         head, _, sub = path.partition(" ")
         command = _load(target)
+        command.short_help = command.short_help or summary(command.help)
         if not sub:
             main.add_command(command, name=head)
             continue
@@ -189,6 +201,7 @@ def _add_verbs() -> None:
                 groups[head] = _GeneratedGroup(name=head, help=GROUPS[head], generate=GENERATED[head])
             else:
                 groups[head] = _Verbs(name=head, help=GROUPS[head])
+            groups[head].short_help = summary(GROUPS[head])
             main.add_command(groups[head])
         groups[head].add_command(command, name=sub)
 

@@ -90,28 +90,53 @@ def engine_options(command: Callable) -> Callable:
     return command
 
 
+class LazyHelpOption(click.Option):
+    """An option whose help is written when it is shown (`help_from()`), so that building the
+    command line imports nothing it would need (`vqakit --help` stays fast)."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.help_from()
+        return super().get_help_record(ctx)
+
+
+def _timeout_help(which: str) -> str:
+    from vqakit.models import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S
+
+    if which == "request":
+        return (
+            f"Seconds one model request may take before it fails as a timeout and is retried "
+            f"(default {REQUEST_TIMEOUT_S:g}; ?timeout=S in a model's spec sets it for that model)."
+        )
+    return (
+        f"Seconds one model call may take with all its retries (default {TOTAL_TIMEOUT_S:g}; "
+        "?total_timeout=S in a spec)."
+    )
+
+
 def time_limit_options(command: Callable) -> Callable:
     """`--request-timeout`, `--total-timeout` (run settings) and `--no-preflight` (popped by the
     command as `preflight`), for the commands that run models over a benchmark."""
-    from vqakit.models._limits import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S
-
     seconds = click.FloatRange(min=0, min_open=True)
     options = [
         click.option(
             "--request-timeout",
             "request_timeout_s",
+            cls=LazyHelpOption,
+            help_from=lambda: _timeout_help("request"),
             type=seconds,
             metavar="SECONDS",
-            help=f"Seconds one model request may take before it fails as a timeout and is retried "
-            f"(default {REQUEST_TIMEOUT_S:g}; ?timeout=S in a model's spec sets it for that model).",
         ),
         click.option(
             "--total-timeout",
             "total_timeout_s",
+            cls=LazyHelpOption,
+            help_from=lambda: _timeout_help("total"),
             type=seconds,
             metavar="SECONDS",
-            help=f"Seconds one model call may take with all its retries (default {TOTAL_TIMEOUT_S:g}; "
-            "?total_timeout=S in a spec).",
         ),
         click.option(
             "--no-preflight",

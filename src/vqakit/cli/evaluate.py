@@ -197,7 +197,16 @@ def evaluate(
     set_aside_bad_lines: bool,
     **arguments: Any,
 ) -> None:
-    """Run a method over BENCH and score it; rerunning the same command resumes."""
+    """Run a method over a benchmark and score it.
+
+    BENCH is a folder or a shipped benchmark's name; without --out the run folder is
+    runs/<BENCH folder>-<version>-<method>[-<model>]. Everything is checked before the folder is
+    written, each model and judge endpoint included (one cheap request each; --no-preflight skips
+    it): a mistake is one line and exit 2. Rerunning the same command resumes; a changed
+    configuration is refused, naming what differs, unless --new-run. A sample that fails is an
+    error with its kind (exit 1; the same command retries it); when an endpoint's last 20 requests
+    all failed the same way (refused, timed out, 404, 5xx) the run stops, keeping every finished
+    answer. Ctrl-C keeps them too (exit 130)."""
     from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
     from vqakit.models import PreflightError

@@ -38,9 +38,10 @@ def export_bench(
     frames: str | None,
     split: str | None,
 ) -> None:
-    """Write BENCH as a Hugging Face dataset or an lmms-eval task.
+    """Export a benchmark for Hugging Face or lmms-eval.
 
-    BENCH is a folder or a shipped benchmark's name; OUT the dataset or task folder."""
+    BENCH (a folder or a shipped benchmark's name) as a Hugging Face dataset or an lmms-eval task
+    folder at OUT. BENCH is a folder or a shipped benchmark's name; OUT the dataset or task folder."""
     from vqakit.schema import BenchmarkError
     from vqakit.tables import export_benchmark
 

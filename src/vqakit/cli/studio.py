@@ -140,7 +140,9 @@ def studio(
     runs: Path,
     review_dir: Path | None,
 ) -> None:
-    """Serve FOLDERS (benchmarks, runs, or folders of videos to annotate) to people in the
+    """Serve benchmarks and runs to people in a browser.
+
+    Serve FOLDERS (benchmarks, runs, or folders of videos to annotate) to people in the
     browser: review (keep / drop / edit, to review/<person>.jsonl), annotate (questions,
     traces and object tracks over a folder of videos), answer (blind, timed human baselines,
     a run folder per participant) and adjudicate (the samples reviewers disagree on). Every

@@ -57,7 +57,9 @@ def sweep(
     out: Path | None,
     **arguments: Any,
 ) -> None:
-    """One run per value of one parameter; prints accuracy against the value and writes
+    """One run per value of a parameter, with a plot.
+
+    One run per value of one parameter; prints accuracy against the value and writes
     sweep.json and sweep.html (each run keeps its own folder and report)."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.methods import MethodSetupError
