@@ -123,21 +123,16 @@ def time_limit_options(command: Callable) -> Callable:
     seconds = click.FloatRange(min=0, min_open=True)
     options = [
         click.option(
-            "--request-timeout",
-            "request_timeout_s",
+            f"--{which}-timeout",
+            f"{which}_timeout_s",
             cls=LazyHelpOption,
-            help_from=lambda: _timeout_help("request"),
+            help_from=lambda which=which: _timeout_help(which),
             type=seconds,
             metavar="SECONDS",
-        ),
-        click.option(
-            "--total-timeout",
-            "total_timeout_s",
-            cls=LazyHelpOption,
-            help_from=lambda: _timeout_help("total"),
-            type=seconds,
-            metavar="SECONDS",
-        ),
+        )
+        for which in ("request", "total")
+    ]
+    options += [
         click.option(
             "--no-preflight",
             "preflight",
