@@ -8,8 +8,10 @@ Starts, on loopback, a port where nothing listens, an HTTP server that answers 4
 per case: the wall time, the exit code, whether a run folder was written, and the line that names
 the problem. The stuck server is tried with `--request-timeout 5`, with the check before the run
 and without it (`--no-preflight`: the requests time out and the run stops once the last 20 failed
-the same way). Times include starting Python; they are wall-clock on this machine, so compare
-cases of one run with each other, not with another machine's.
+the same way). Times include starting Python and loading the benchmark; the first line measures
+that alone (the same command refused for a bad frame spec, before any check), so each case's time
+over it is what naming the server took. Wall-clock on this machine: compare the cases of one run
+with each other, not with another machine's.
 """
 
 from __future__ import annotations
@@ -116,6 +118,8 @@ def main() -> None:
         ),
     ]
     try:
+        took, code, _, _ = _run(args.bench, f"http://127.0.0.1:{_free_port()}/v1", "--frames", "bogus")
+        print(f"baseline (start, load the benchmark, refuse a bad --frames): {took:.1f} s, exit {code}")
         for name, url, extra in cases:
             took, code, wrote, line = _run(args.bench, url, *extra)
             print(f"{name}: {took:.1f} s, exit {code}, run folder written: {'yes' if wrote else 'no'}")

@@ -22,7 +22,9 @@ its text (`fake_embedding`, not normalised, listed in reverse order with their `
 GET answers the model look-ups a run's preflight makes, and takes nothing from the script:
 OpenAI's `/v1/models` lists `models` (empty by default: a list that cannot tell), Anthropic's
 `/v1/models/<id>` and Gemini's `/v1beta/models/<id>` give the model's record when `models` is
-empty or names it, 404 otherwise. `get_status` makes every GET answer that status instead."""
+empty or names it, 404 otherwise. `get_status` makes every GET answer that status instead. With
+`models` set, a chat request for a model not in it (nor in `aliases`) gets 404, as vLLM answers
+one; it takes nothing from the script either."""
 
 from __future__ import annotations
 
@@ -153,6 +155,7 @@ class FakeServer:
         self.delay_s = delay_s
         self.requests: list[dict[str, Any]] = []
         self.models: list[str] = []
+        self.aliases: list[str] = []  # names served though not listed (Ollama's `llama3` for `llama3:latest`)
         self.get_status: int | None = None
         self.gets: list[str] = []
         self.lock = threading.Lock()
@@ -185,6 +188,12 @@ class FakeServer:
                 if self.path.startswith("/upload"):
                     return self._upload(raw)
                 body = json.loads(raw)
+                asked = body.get("model") if self.path.endswith("/chat/completions") else None
+                if server.models and asked is not None and asked not in server.models + server.aliases:
+                    message = f"The model `{asked}` does not exist."
+                    return self._send(
+                        404, {"object": "error", "message": message, "error": {"message": message}}
+                    )
                 with server.lock:
                     server.requests.append({"headers": dict(self.headers), "body": body, "path": self.path})
                     action = server._scripted("\n".join(_texts(body)))

@@ -62,7 +62,19 @@ def test_a_model_the_server_lacks_is_named_with_what_it_serves():
         message, _ = _refusal(f"openai-compatible:{server.url}#qwen2.5-vl")
         assert preflight([("--model", f"openai-compatible:{server.url}#other", None)]) == []
         assert server.requests == []  # nothing the run asks was spent on the check
-    assert "the server has no model 'qwen2.5-vl'; it serves Qwen/Qwen2.5-VL-7B-Instruct, other" in message
+    assert (
+        f"{server.url}/models does not list 'qwen2.5-vl' (it serves Qwen/Qwen2.5-VL-7B-Instruct, other); "
+        in message
+    )
+    assert f"HTTP 404 from {server.url}/chat/completions: The model `qwen2.5-vl` does not exist." in message
+
+
+def test_a_name_the_server_takes_though_it_does_not_list_it_passes():
+    """Ollama lists `llama3:latest` and takes `llama3`: the 1-token request decides."""
+    with FakeServer() as server:
+        server.models, server.aliases = ["llama3:latest"], ["llama3"]
+        assert preflight([("--model", f"openai-compatible:{server.url}#llama3", None)]) == []
+        assert [request["body"]["max_tokens"] for request in server.requests] == [1]
 
 
 def test_a_refused_key_is_named_and_never_shown(monkeypatch: pytest.MonkeyPatch):

@@ -82,7 +82,9 @@ def test_replay_reproduces_recorded_replies(tmp_path, replies, sample_bench):
 def test_changed_config_is_refused_with_a_diff(tmp_path, replies):
     config = EvalConfig(bench="sample", method="blind", model=f"replay:{replies}", limit=3)
     run_eval(config, tmp_path / "run")
-    with pytest.raises(RunConfigError, match=r"(?s)--new-run.*-method: blind.*\+method: direct"):
+    with pytest.raises(
+        RunConfigError, match=r"(?s)--new-run.*the method \(--method\): blind in the run, direct now"
+    ):
         run_eval(config.model_copy(update={"method": "direct"}), tmp_path / "run")
     resumed = run_eval(config.model_copy(update={"limit": 5, "concurrency": 2}), tmp_path / "run")
     assert (resumed.finished_before, resumed.ran) == (3, 2)  # limit and concurrency may change

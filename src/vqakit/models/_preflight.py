@@ -112,26 +112,29 @@ def _listed(answer: Answer) -> list[str] | None:
 async def check_model_list(
     session: Any, root: str, model: str, headers: dict[str, str], timeout_s: float, ping: str
 ) -> str | None:
-    """An OpenAI-shaped server: its `/models` list names the model (an empty list cannot tell);
-    where it has no list, a 1-token chat request with the text `ping` must not be refused."""
+    """An OpenAI-shaped server: its `/models` list names the model (an empty list cannot tell).
+    Where it has no list, or lists other names (a server may take an alias it does not list,
+    as Ollama takes `llama3` for `llama3:latest`), a 1-token chat request with the text `ping`
+    decides: refused with 404, 401 or 403, the model or the URL is wrong."""
     url = f"{root}/models"
     answer = await http(session, "GET", url, timeout_s, headers)
+    unlisted = ""
     if answer.status == 200 and (ids := _listed(answer)) is not None:
         if not ids or model in ids:
             return None
         shown = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
-        raise EndpointProblem(f"{url}: the server has no model {model!r}; it serves {shown}")
-    if answer.status in (401, 403):
+        unlisted = f"{url} does not list {model!r} (it serves {shown}); "
+    elif answer.status in (401, 403):
         raise refusal(answer, url) or EndpointProblem(url)
-    if answer.status == 429 or answer.status >= 500:
+    elif answer.status == 429 or answer.status >= 500:
         return note(answer, url)
-    url = f"{root}/chat/completions"
+    chat = f"{root}/chat/completions"
     body = {"model": model, "messages": [{"role": "user", "content": ping}], "max_tokens": 1}
-    answer = await http(session, "POST", url, timeout_s, headers, body)
-    hint = "is the base URL right? OpenAI-compatible servers usually serve under /v1"
-    if (problem := refusal(answer, url, hint)) is not None:
-        raise problem
-    return None if answer.status == 200 else note(answer, url)
+    answer = await http(session, "POST", chat, timeout_s, headers, body)
+    hint = "" if unlisted else "is the base URL right? OpenAI-compatible servers usually serve under /v1"
+    if (problem := refusal(answer, chat, hint)) is not None:
+        raise EndpointProblem(f"{unlisted}{problem}")
+    return None if answer.status == 200 else unlisted + note(answer, chat)
 
 
 async def check_model_record(session: Any, url: str, headers: dict[str, str], timeout_s: float) -> str | None:
