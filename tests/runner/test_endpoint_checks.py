@@ -151,3 +151,25 @@ def test_time_limits_are_options_in_the_help_and_in_the_manifest(tmp_path: Path)
         code, output, _ = _eval(tmp_path, *base[:-1], f"open={spec}?timeout=9", "--total-timeout", "60")
     assert code == 0, output
     assert "(2 resumed, 0 run)" in output
+
+
+def test_sweep_checks_the_endpoint_before_its_first_run(tmp_path: Path):
+    port = closed_port()
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        result = CliRunner().invoke(
+            main,
+            [
+                "sweep",
+                "sample",
+                "--model",
+                f"openai-compatible:http://127.0.0.1:{port}/v1#m",
+                "--frames",
+                "uniform:1,2",
+            ],
+        )
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 2 and f"http://127.0.0.1:{port}/v1/models: connection refused" in result.output
+    assert list(tmp_path.iterdir()) == []
