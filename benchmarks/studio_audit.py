@@ -356,7 +356,7 @@ def audit(folder: Path) -> list[Row]:
             409,
             lambda: alice.post(decide, json={"decision": "keep", "request_id": "audit-000008"}),
         )
-        answers = folder / "runs/audit-human-p01/answers.jsonl"
+        answers = folder / "runs/bench-1.0.0-human-p01/answers.jsonl"  # <folder>-<version>-human-<name>
         answers.parent.mkdir(parents=True, exist_ok=True)
         with answers.open("a") as handle:
             handle.write('{"request_id": "audit-000009", "sample_id": 5}\n')

@@ -147,7 +147,7 @@ def measure(repeats: int, chromium: str, work: Path) -> dict:
             answer = browser.new_page(viewport={"width": 1280, "height": 800})
             token = running.studio.signer.token("p01", "participant")
             answer.goto(f"{running.url}/?token={token}")
-            answers = work / "runs" / "sample-human-p01" / "answers.jsonl"
+            answers = work / "runs" / "sample-0.1.0-human-p01" / "answers.jsonl"
             answered, baseline = [], []
             mcq = [s for s in samples if s.is_mcq]
             previous = ""

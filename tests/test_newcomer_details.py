@@ -170,11 +170,13 @@ def test_a_baseline_report_names_no_frames_or_prompt_it_never_used(tmp_path: Pat
     assert "no video, no model" in header and "uniform:16" not in header and "prompt" not in header
 
 
-def test_the_readme_lists_rank_and_says_how_to_avoid_a_cuda_torch():
+def test_the_docs_list_rank_and_the_readme_says_how_to_avoid_a_cuda_torch():
     readme = (ROOT / "README.md").read_text()
-    assert re.search(r"^\| `vqakit rank RUN\.\.\. --judges", readme, re.MULTILINE)
+    commands = (ROOT / "docs/commands.md").read_text()
+    assert re.search(r"^### `vqakit rank RUN\.\.\. --judges", commands, re.MULTILINE)
     assert "download.pytorch.org/whl/cpu" in readme and "CUDA build of torch" in readme
-    assert "## What the numbers mean" in readme
+    assert "## What the numbers mean" in (ROOT / "docs/evaluate.md").read_text()
+    assert "(docs/evaluate.md#what-the-numbers-mean)" in readme
 
 
 @pytest.mark.parametrize("verb", ["eval", "frames", "sweep"])

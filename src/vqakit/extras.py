@@ -18,9 +18,10 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "anthropic": ("anthropic",),
     "gemini": ("google.genai",),
     "graphrag": ("graphrag", "graphrag_llm"),
-    "scenes": ("scenedetect", "cv2"),
+    "scenes": ("scenedetect", "cv2", "matplotlib"),
     "studio": ("starlette", "uvicorn", "statsmodels"),
     "tables": ("pyarrow", "datasets"),
+    "jpeg": ("simplejpeg",),  # optional: frames are encoded with Pillow without it
 }
 
 
@@ -40,6 +41,24 @@ def has_extra(extra: str) -> bool:
         except (ImportError, ValueError):  # a parent package is missing
             return False
     return True
+
+
+def extra_of(module: str | None) -> str | None:
+    """The extra that provides `module` (or a package it is part of), None for any other."""
+    if not module:
+        return None
+    for extra, modules in EXTRAS.items():
+        for provided in modules:
+            if module == provided or module.startswith(provided + ".") or provided.startswith(module + "."):
+                return extra
+    return None
+
+
+def missing_extra_line(error: ImportError, what: str) -> str | None:
+    """`WHAT needs the X extra: pip install 'vqakit[X]'` for an import that failed because an
+    extra is not installed; None for any other import error."""
+    extra = extra_of(getattr(error, "name", None))
+    return None if extra is None else f"{what} needs the {extra} extra: {install_line(extra)}"
 
 
 def require_extra(extra: str, what: str) -> None:

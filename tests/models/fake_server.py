@@ -20,7 +20,14 @@ Gemini's file API is spoken too (the resumable upload the SDK uses): an upload i
 
 It also answers OpenAI's `/v1/embeddings`: `ok` gives each input a vector made from the hash of
 its text (`fake_embedding`, not normalised, listed in reverse order with their `index`), and
-`short` gives one vector too few; the other behaviours act as for chat."""
+`short` gives one vector too few; the other behaviours act as for chat.
+
+GET answers the model look-ups a run's preflight makes, and takes nothing from the script:
+OpenAI's `/v1/models` lists `models` (empty by default: a list that cannot tell), Anthropic's
+`/v1/models/<id>` and Gemini's `/v1beta/models/<id>` give the model's record when `models` is
+empty or names it, 404 otherwise. `get_status` makes every GET answer that status instead. With
+`models` set, a chat request for a model not in it (nor in `aliases`) gets 404, as vLLM answers
+one; it takes nothing from the script either."""
 
 from __future__ import annotations
 
@@ -156,6 +163,10 @@ class FakeServer:
         self.delay_s = delay_s
         self.on_request = on_request
         self.requests: list[dict[str, Any]] = []
+        self.models: list[str] = []
+        self.aliases: list[str] = []  # names served though not listed (Ollama's `llama3` for `llama3:latest`)
+        self.get_status: int | None = None
+        self.gets: list[str] = []
         self.lock = threading.Lock()
         server = self
 
@@ -165,11 +176,33 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                with server.lock:
+                    server.gets.append(self.path)
+                path = self.path.split("?")[0]
+                if server.get_status is not None:
+                    return self._send(
+                        server.get_status, {"error": {"message": f"scripted {server.get_status}"}}
+                    )
+                if path.endswith("/models"):
+                    listed = [{"id": name, "object": "model"} for name in server.models]
+                    return self._send(200, {"object": "list", "data": listed})
+                name = path.rsplit("/models/", 1)[-1]
+                if "/models/" in path and (not server.models or name in server.models):
+                    return self._send(200, {"id": name, "name": f"models/{name}", "type": "model"})
+                return self._send(404, {"error": {"message": f"model {name!r} not found"}})
+
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers["Content-Length"]))
                 if self.path.startswith("/upload"):
                     return self._upload(raw)
                 body = json.loads(raw)
+                asked = body.get("model") if self.path.endswith("/chat/completions") else None
+                if server.models and asked is not None and asked not in server.models + server.aliases:
+                    message = f"The model `{asked}` does not exist."
+                    return self._send(
+                        404, {"object": "error", "message": message, "error": {"message": message}}
+                    )
                 with server.lock:
                     server.requests.append({"headers": dict(self.headers), "body": body, "path": self.path})
                     action = server._scripted("\n".join(_texts(body)))

@@ -58,6 +58,7 @@ def test_the_built_in_forms_are_listed_as_before():
         "hf:<hub id or local folder>",
         "replay:<file.jsonl>",
         "<any form>?key=value&...",
+        "<any form>?timeout=S&total_timeout=S",
     ]
     api = [name for name, info in backends().items() if info.api]
     assert api == ["openai", "openai-compatible", "anthropic", "gemini"]
@@ -89,9 +90,12 @@ def test_a_backend_registered_from_test_code_runs_an_eval(bench: Path):
 def test_its_own_checks_refuse_a_run_before_it_starts(bench: Path):
     bad = vqakit("eval", str(bench), "--model", "toy:BB", "--out", "bad", cwd=bench.parent, script=TOY)
     assert bad.returncode == 2 and "toy: 'BB' is not one option letter" in bad.stderr
-    seeded = vqakit("eval", str(bench), "--model", "toy:B?seed=1", "--out", "bad", cwd=bench.parent, script=TOY)
+    seeded = vqakit("eval", str(bench), "--model", "toy:B?seed=1", "--out", "bad",
+                    cwd=bench.parent, script=TOY)  # fmt: skip
     assert seeded.returncode == 2 and "toy: cannot send seed (the toy does not sample)" in seeded.stderr
-    unknown = vqakit("eval", str(bench), "--model", "toy:B", "--out", "bad", cwd=bench.parent)  # not registered here
+    unknown = vqakit(
+        "eval", str(bench), "--model", "toy:B", "--out", "bad", cwd=bench.parent
+    )  # fmt: skip  (not registered here)
     assert unknown.returncode == 2 and "unknown model backend 'toy'" in unknown.stderr
     assert not (bench.parent / "bad").exists()
 

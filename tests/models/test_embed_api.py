@@ -81,7 +81,9 @@ def test_timeouts_are_retried_and_the_last_failure_is_raised():
         assert embedder.embed(["late"]).shape == (1, 8) and len(server.requests) == 2
 
         server.script.extend(["500"] * 4)
-        with pytest.raises(EmbeddingError, match=r"server: scripted 500 \(after 4 attempts\)") as failed:
+        with pytest.raises(
+            EmbeddingError, match=r"server: HTTP 500: scripted 500 \(after 4 attempts\)"
+        ) as failed:
             embedder.embed(["never"])
         assert failed.value.kind == "server" and len(server.requests) == 6
 

@@ -91,10 +91,13 @@ def test_table_lays_runs_out_by_group(runs: Path):
     latex = CliRunner().invoke(main, ["table", *folders, "--by", "category", "--format", "latex"]).output
     assert latex.startswith("\\begin{tabular}{lrrrr") and "overall" in latex
     missing = CliRunner().invoke(main, ["table", *folders, "--by", "nosuchgroup"])
+    # a usage mistake: exit 2, with the breakdowns the runs have
+    text = " ".join(missing.output.split())
     assert (
-        missing.exit_code == 1
-        and "none of the runs breaks its results down by 'nosuchgroup'" in missing.output
+        missing.exit_code == 2
+        and "--by 'nosuchgroup': none of the runs breaks its results down by it" in text
     )
+    assert "the runs have: category" in text
 
 
 def test_table_columns_in_the_papers_order(runs: Path):
@@ -105,8 +108,8 @@ def test_table_columns_in_the_papers_order(runs: Path):
     header = result.output.splitlines()[0]
     assert header == "| run | 1-hop local | 2-hop local | 1-hop temporal | 2-hop temporal | overall |"
     wrong = CliRunner().invoke(main, ["table", *folders, "--by", "hop_grounding", "--columns", "local 1-hop"])
-    said = "no run has hop_grounding key 'local 1-hop'; the keys are: 1-hop local"
-    assert wrong.exit_code == 1 and said in wrong.output
+    said = "--columns: no run has hop_grounding key 'local 1-hop'; the keys are: 1-hop local"
+    assert wrong.exit_code == 2 and said in " ".join(wrong.output.split())
 
 
 def test_length_buckets_reach_an_hour_and_hidden_rows_are_listed():

@@ -1,8 +1,9 @@
 """A loopback-style OpenAI-compatible server for the Ray cluster test, run as its own process in
 a network namespace: `python cluster_server.py HOST`. It prints its port, answers every chat
 request at once with a letter that depends only on the question (so any run of the same
-questions gets the same replies), and counts requests per client address (`GET /stats`), which
-shows which hosts did the work. A test double at the HTTP boundary; no model."""
+questions gets the same replies), and counts chat requests per client address (`GET /stats`),
+which shows which hosts did the work; `GET /v1/models` lists its one model, as a server does for
+the check a run makes before it starts. A test double at the HTTP boundary; no model."""
 
 from __future__ import annotations
 
@@ -49,7 +50,9 @@ async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> 
             ]
             length = sizes[0] if sizes else 0
             body = await reader.readexactly(length)
-            if lines[0].startswith("GET"):
+            if lines[0].startswith("GET") and lines[0].split()[1].endswith("/models"):
+                data = json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode()
+            elif lines[0].startswith("GET"):
                 data = json.dumps(dict(clients)).encode()
             else:
                 clients[peer] += 1

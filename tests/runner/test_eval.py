@@ -53,7 +53,7 @@ def test_offline_baselines_write_every_run_file(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "offline baselines" in result.stdout and "--model" in result.stdout
     for method in ("random", "text-similarity"):
-        folder = tmp_path / "runs" / f"sample-{method}"
+        folder = tmp_path / "runs" / f"sample-0.1.0-{method}"
         assert {p.name for p in folder.iterdir()} >= RUN_FILES
         results = json.loads((folder / "results.json").read_text())
         assert results["overall"]["n"] == 36 and results["counts"]["answered"] == 36
@@ -82,7 +82,9 @@ def test_replay_reproduces_recorded_replies(tmp_path, replies, sample_bench):
 def test_changed_config_is_refused_with_a_diff(tmp_path, replies):
     config = EvalConfig(bench="sample", method="blind", model=f"replay:{replies}", limit=3)
     run_eval(config, tmp_path / "run")
-    with pytest.raises(RunConfigError, match=r"(?s)--new-run.*-method: blind.*\+method: direct"):
+    with pytest.raises(
+        RunConfigError, match=r"(?s)--new-run.*the method \(--method\): blind in the run, direct now"
+    ):
         run_eval(config.model_copy(update={"method": "direct"}), tmp_path / "run")
     resumed = run_eval(config.model_copy(update={"limit": 5, "concurrency": 2}), tmp_path / "run")
     assert (resumed.finished_before, resumed.ran) == (3, 2)  # limit and concurrency may change

@@ -6,6 +6,7 @@ resumes; the lock file is gone once a run ends."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -60,7 +61,12 @@ def test_without_a_terminal_progress_and_retries_are_lines(tmp_path: Path):
     retries = [line for line in err.splitlines() if line.startswith("retrying ")]
     assert len(retries) == 3
     assert "#m (ped-viewpoint): " in retries[0]  # the model and the sample whose call is retried
-    assert "server: scripted 500; attempt 2 of 6 in 1.0 s" in retries[0]
+    # the HTTP status, the URL and the body's first line
+    assert re.search(
+        r"server: HTTP 500 from http://127\.0\.0\.1:\d+/v1/chat/completions: scripted 500; "
+        r"attempt 2 of 6 in 1\.0 s",
+        retries[0],
+    )
     assert "attempt 3 of 6" in retries[1] and "attempt 4 of 6" in retries[2]
     ticks = [line for line in err.splitlines() if line.startswith("direct: ") and " done, " in line]
     assert ticks and any("1 retries in progress" in line for line in ticks)

@@ -98,3 +98,20 @@ def test_rag_on_ray_matches_local(tmp_path, local_ray):
         r["retrieval"]["clip_source"] == "descriptions" and r["choice"] is not None for r in rows["ray"]
     )
     assert local.results["retrieval"] == distributed.results["retrieval"]
+
+
+def test_an_endpoint_that_keeps_failing_stops_a_ray_run_too(tmp_path, local_ray):
+    """A server that answers 503 (no wait asked) to everything: a task's requests trip its
+    breaker, and the driver stops the run instead of sending the other batches."""
+    from fake_server import FakeServer
+
+    from vqakit.runner import RunStopped
+
+    with FakeServer(default="503:0") as server:
+        config = EvalConfig(
+            bench="sample", model=f"openai-compatible:{server.url}#m", frames="uniform:1", engine="ray"
+        )
+        with pytest.raises(RunStopped, match=r"stopped: the last 20 requests to .* \(server: HTTP 503 from"):
+            run_eval(config, tmp_path / "run")
+        asked = len(server.requests)
+    assert asked < 46 * 6  # far fewer than every sample's six attempts

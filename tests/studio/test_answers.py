@@ -75,7 +75,7 @@ def answer_all(run, wrong: set[str]) -> None:
 def test_a_participants_run_is_scored_like_a_models(tmp_path, studio):
     run = studio.participant_run(studio.workspace(None), "p01")
     config = yaml.safe_load((run.folder / "config.yaml").read_text())
-    assert run.folder == tmp_path / "runs" / "sample-human-p01"
+    assert run.folder == tmp_path / "runs" / "sample-0.1.0-human-p01"
     assert config["method"] == "human" and config["limit"] == 10 and config["bench"] == "sample"
     assert config["method_args"] == {
         "participant": "p01",

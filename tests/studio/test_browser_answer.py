@@ -82,11 +82,11 @@ def test_participants_answer_blind_and_get_a_human_row(tmp_path, browser, screen
         page.wait_for_selector("#scoring[data-scoring='done']", timeout=30000)
         assert "All 10 questions answered" in page.inner_text("#done") and "p02" not in page.content()
     assert sorted(answered) == sorted(s.id for s in load_benchmark("sample").samples[:10])
-    run = RunFolder(tmp_path / "runs/sample-human-p01")
+    run = RunFolder(tmp_path / "runs/sample-0.1.0-human-p01")
     answers = [json.loads(line) for line in (run.path / "answers.jsonl").read_text().splitlines()]
     assert len(answers) == 10 and len(run.predictions()) == 10
     assert all(a["participant"] == "p01" and a["elapsed_s"] > 0 for a in answers)
-    assert len(RunFolder(tmp_path / "runs/sample-human-p02").predictions()) == 2  # only their own
+    assert len(RunFolder(tmp_path / "runs/sample-0.1.0-human-p02").predictions()) == 2  # only their own
     results = run.results
     assert (results["mcq"]["n"], results["mcq"]["accuracy"]) == (8, 6 / 8)
     assert (results["open_ended"]["n"], results["open_ended"]["accuracy"]) == (2, 1 / 2)

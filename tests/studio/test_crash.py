@@ -146,7 +146,7 @@ def test_nothing_is_lost_or_written_twice_across_a_sigkill(tmp_path, browser, st
     assert len(ids) == len(set(ids)), "a decision was written twice"
     assert set(ids) == sent["review"], "a decision was lost"
     assert len(ids) >= 9
-    run = tmp_path / "runs/sample-human-p01"
+    run = tmp_path / "runs/sample-0.1.0-human-p01"
     answers = [json.loads(line) for line in (run / "answers.jsonl").read_text().splitlines()]
     predictions = [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
     assert len({a["request_id"] for a in answers}) == len(answers), "an answer was written twice"

@@ -93,7 +93,7 @@ def test_the_table_says_why_human_best_is_below_human_mean_in_a_column(tmp_path)
     studio = Studio(settings)
     answer_all(logged_in(studio, "p01"), {"ped-viewpoint"})  # the camera question wrong: 6 of 7
     answer_all(logged_in(studio, "p02"), {"ped-vehicle", "ped-sign"})  # two object questions: 5 of 7
-    runs = [str(tmp_path / f"runs/sample-human-{p}") for p in ("p01", "p02")]
+    runs = [str(tmp_path / f"runs/sample-0.1.0-human-{p}") for p in ("p01", "p02")]
     for run in runs:
         assert CliRunner().invoke(main, ["score", run]).exit_code == 0
     result = CliRunner().invoke(main, ["table", *runs, "--by", "category"])

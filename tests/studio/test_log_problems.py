@@ -119,7 +119,7 @@ def test_a_damaged_answer_log_stops_that_participant_only(bench, tmp_path):
     first = participant.web.get("/api/next?bench=bench").json()["sample"]["id"]
     body = {"choice": 0, "elapsed_s": 1.5, "request_id": uuid.uuid4().hex}
     assert participant.post(f"/api/answer/{first}?bench=bench", body).status_code == 201
-    answers = tmp_path / "runs/sample-human-p01/answers.jsonl"
+    answers = tmp_path / "runs/bench-0.1.0-human-p01/answers.jsonl"
     with answers.open("a") as handle:
         handle.write('{"request_id": "x-0000001", "sample_id": 5}\n')
     shown = participant.web.get("/api/next?bench=bench")

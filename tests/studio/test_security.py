@@ -234,7 +234,7 @@ def test_participants_watch_the_video_window_only_where_the_card_allows_it(tmp_p
         "elapsed_s",
         "answered_at",
     }  # nothing about being right
-    config = (tmp_path / "runs/sample-human-p01/config.yaml").read_text()
+    config = (tmp_path / "runs/bench-0.1.0-human-p01/config.yaml").read_text()
     assert "view: video" in config
 
 

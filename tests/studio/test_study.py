@@ -122,7 +122,7 @@ def test_a_subset_is_drawn_reproducibly_and_recorded_in_each_run(bench, tmp_path
     assert p01.get("/api/next?bench=bench").json()["total"] == 5
     first = p02.get("/api/next?bench=bench").json()["sample"]["id"]
     assert first in ids
-    config = yaml.safe_load((tmp_path / "runs/sample-human-p02/config.yaml").read_text())
+    config = yaml.safe_load((tmp_path / "runs/bench-0.1.0-human-p02/config.yaml").read_text())
     assert config["method_args"]["subset"] == ids and "random.Random(3)" in config["method_args"]["draw"]
     outside = next(s.id for s in studio.workspace("bench").benchmark().samples if s.id not in ids)
     assert p02.get(f"/frames/bench/0?sample={outside}").status_code == 404

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 from pathlib import Path
+
+from vqakit.files import did_you_mean
 
 _BUILT_IN = Path(__file__).parent
 
@@ -37,11 +38,10 @@ def require_benchmark(name_or_path: str | Path) -> Path:
     if root.is_dir():
         return root
     text = str(name_or_path)
-    close = difflib.get_close_matches(text, _nearby(Path(text)), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(text, _nearby(Path(text))).strip()
     raise BenchmarkNotFound(
         f"{text}: no such benchmark folder, and no shipped benchmark of that name "
-        f"(shipped: {', '.join(BUILT_IN_NAMES)}){hint}"
+        f"(shipped: {', '.join(BUILT_IN_NAMES)}){'; ' + hint if hint else ''}"
     )
 
 

@@ -8,6 +8,7 @@ imports no torch, NumPy or PyAV.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 from typing import Any
 
@@ -61,11 +62,14 @@ VERBS = (
 # (so `vqakit --help` imports no registry): group -> "module:function" giving {name: command}.
 GENERATED = {"import": "import_preset:preset_commands"}
 GROUPS = {
-    "build": "Build a benchmark from annotated videos with model pipelines and quality filters.",
-    "import": "Turn a published benchmark's release files into a vqakit benchmark folder.",
-    "label": "Add labels to a benchmark's questions with a model, or from a labels file.",
-    "cache": "Inspect or empty the response cache and the frame store (VQAKIT_CACHE_DIR, default "
-    "~/.cache/vqakit).",
+    "build": "Build a benchmark from annotated videos.\n\nModel pipelines with quality filters; "
+    "every step journaled, so the same command resumes.",
+    "import": "Turn a published release into a benchmark.\n\nA benchmark's release files as "
+    "downloaded, and your videos, to a vqakit benchmark folder.",
+    "label": "Label a benchmark's questions with a model.\n\nAdd labels to a benchmark's "
+    "questions with a model, or from a labels file.",
+    "cache": "Inspect or empty the caches.\n\nThe response cache and the frame store "
+    "(VQAKIT_CACHE_DIR, default ~/.cache/vqakit).",
 }
 
 
@@ -73,12 +77,21 @@ _COMMAND = "vqakit.command"  # ctx.meta key: the command being run ("vqakit impo
 
 
 class _Verbs(click.Group):
-    """A group that remembers which command it runs, for the catch-all's message."""
+    """A group that remembers which command it runs, for the catch-all's message, and says
+    which command a mistyped one may be (its generated commands included)."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
+        try:
+            name, command, rest = super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            if args and "No such command" in error.message and not getattr(error, "possibilities", None):
+                from vqakit.files import did_you_mean
+
+                hint = did_you_mean(args[0], self.list_commands(ctx))
+                error.message = f"No such command {args[0]!r}; {hint}`{ctx.command_path} --help` lists them."
+            raise
         if command is not None:
             ctx.meta[_COMMAND] = f"{ctx.meta.get(_COMMAND, 'vqakit')} {name}"
         return name, command, rest
@@ -111,16 +124,21 @@ class _Group(_Verbs):
             if os.environ.get("VQAKIT_DEBUG"):
                 raise
             from vqakit.benchmarks import BenchmarkNotFound
+            from vqakit.extras import MissingExtra, missing_extra_line
             from vqakit.files import InputError, OutFolderRefused, one_line
             from vqakit.models import ModelSpecError, redact_secrets
             from vqakit.schema import BenchmarkError
             from vqakit.video import VideoError
 
-            if isinstance(error, BenchmarkNotFound | ModelSpecError | OutFolderRefused):  # exit 2
+            command = ctx.meta.get(_COMMAND, "vqakit")
+            if isinstance(
+                error, BenchmarkNotFound | ModelSpecError | OutFolderRefused | MissingExtra
+            ):  # exit 2
                 raise click.UsageError(str(error), ctx=None) from None
+            if isinstance(error, ImportError) and (line := missing_extra_line(error, command)):
+                raise click.UsageError(line, ctx=None) from None
             if isinstance(error, VideoError | BenchmarkError | InputError):
                 raise click.ClickException(str(error)) from None
-            command = ctx.meta.get(_COMMAND, "vqakit")
             said = redact_secrets(one_line(str(error)))  # a bug's text may quote a key
             raise click.ClickException(
                 f"{command}: {type(error).__name__}: {said} ({_reading(error)}"
@@ -163,11 +181,19 @@ class _GeneratedGroup(_Verbs):
         return super().get_command(ctx, cmd_name) or self._extra().get(cmd_name)
 
 
+def summary(help_text: str | None) -> str:
+    """A command's one-line summary: the first paragraph of its help, on one line (a docstring
+    opens with it, so `vqakit --help` shows it whole, never cut mid-phrase)."""
+    first = inspect.cleandoc(help_text or "").split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
 def _add_verbs() -> None:
     groups: dict[str, click.Group] = {}
     for path, target in VERBS:
         head, _, sub = path.partition(" ")
         command = _load(target)
+        command.short_help = command.short_help or summary(command.help)
         if not sub:
             main.add_command(command, name=head)
             continue
@@ -176,6 +202,7 @@ def _add_verbs() -> None:
                 groups[head] = _GeneratedGroup(name=head, help=GROUPS[head], generate=GENERATED[head])
             else:
                 groups[head] = _Verbs(name=head, help=GROUPS[head])
+            groups[head].short_help = summary(GROUPS[head])
             main.add_command(groups[head])
         groups[head].add_command(command, name=sub)
 

@@ -90,6 +90,64 @@ def engine_options(command: Callable) -> Callable:
     return command
 
 
+class LazyHelpOption(click.Option):
+    """An option whose help is written when it is shown (`help_from()`), so that building the
+    command line imports nothing it would need (`vqakit --help` stays fast)."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self.help_from()
+        return super().get_help_record(ctx)
+
+
+def _timeout_help(which: str) -> str:
+    from vqakit.models import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S
+
+    if which == "request":
+        return (
+            f"Seconds one model request may take before it fails as a timeout and is retried "
+            f"(default {REQUEST_TIMEOUT_S:g}; ?timeout=S in a model's spec sets it for that model)."
+        )
+    return (
+        f"Seconds one model call may take with all its retries (default {TOTAL_TIMEOUT_S:g}; "
+        "?total_timeout=S in a spec)."
+    )
+
+
+def time_limit_options(command: Callable) -> Callable:
+    """`--request-timeout`, `--total-timeout` (run settings) and `--no-preflight` (popped by the
+    command as `preflight`), for the commands that run models over a benchmark."""
+    seconds = click.FloatRange(min=0, min_open=True)
+    options = [
+        click.option(
+            f"--{which}-timeout",
+            f"{which}_timeout_s",
+            cls=LazyHelpOption,
+            help_from=lambda which=which: _timeout_help(which),
+            type=seconds,
+            metavar="SECONDS",
+        )
+        for which in ("request", "total")
+    ]
+    options += [
+        click.option(
+            "--no-preflight",
+            "preflight",
+            flag_value=False,
+            default=True,
+            help="Skip the check, before anything is written, that each model and judge endpoint "
+            "answers and serves its model (a refused connection, a 404, a refused key, an unknown "
+            "model or no answer within seconds otherwise stops the command at once, exit 2).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 PENDING_EXIT = 75  # EX_TEMPFAIL: judgments wait on provider batches; the same command collects them
 INTERRUPTED_EXIT = 130  # stopped by Ctrl-C (128 + SIGINT), as shells report it
 
@@ -164,8 +222,12 @@ def judge_assignments(values: tuple[str, ...]) -> dict[str, str]:
             found[OPEN_JUDGE] = value.strip()
             continue
         if name.strip() not in names:
-            known = ", ".join(names)
-            raise click.UsageError(f"--judge {value}: unknown judge {name.strip()!r}; known: {known}")
+            from vqakit.files import did_you_mean
+
+            hint = did_you_mean(name.strip(), names)
+            raise click.UsageError(
+                f"--judge {value}: unknown judge {name.strip()!r}; {hint}known: {', '.join(names)}"
+            )
         found[name.strip()] = spec.strip()
     return found
 

@@ -80,7 +80,9 @@ def align(
     min_margin: float,
     frame_side: int,
 ) -> None:
-    """Align RECAP (a recap video) to MOVIE: which movie span each recap passage shows.
+    """Align a recap video to its movie.
+
+    Align RECAP (a recap video) to MOVIE: which movie span each recap passage shows.
 
     Writes the aligned segments in the MovieRecapsQA release's `segments` shape (fact_ids
     empty) and a plot of recap time against movie time.

@@ -25,7 +25,9 @@ from vqakit.cli._progress import progress
 )
 @concurrency_option
 def audit(bench: str, models: str, agree: int | None, out: Path | None, concurrency: int) -> None:
-    """Modality-bias audit: text-only models answer from question and options alone (one blind
+    """Audit a benchmark for modality and letter biases.
+
+    Modality-bias audit: text-only models answer from question and options alone (one blind
     run each); questions at least K of them get right are listed for review, nothing is deleted.
     Also reports gold-letter and option-length biases. Writes audit.json."""
     from vqakit.runner import run_audit

@@ -69,7 +69,9 @@ def egofact(
     seed: int,
     set_aside_bad_lines: bool,
 ) -> None:
-    """EgoFact-style multi-hop questions from egocentric videos, event annotations and how-to
+    """Build an EgoFact-style benchmark.
+
+    EgoFact-style multi-hop questions from egocentric videos, event annotations and how-to
     passages (steps 1-9). Rerunning the same command reuses every model step already done."""
     from vqakit.systems.egofact.builder import EgoFactBuildConfig, InputError, build_egofact_from_specs
 

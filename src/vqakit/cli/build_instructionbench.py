@@ -96,7 +96,9 @@ def instructionbench(
     seed: int,
     set_aside_bad_lines: bool,
 ) -> None:
-    """InstructionBench-style open-ended and five-option questions from step-annotated videos:
+    """Build an InstructionBench-style benchmark.
+
+    InstructionBench-style open-ended and five-option questions from step-annotated videos:
     import, trim, write, filter (blind, hallucination, tricky, unspecific) and verify options.
     Rerunning the same command reuses every model step already done."""
     from vqakit.systems.instructionbench.builder import (

@@ -73,7 +73,9 @@ def movierecapsqa(
     ray_address: str | None,
     set_aside_bad_lines: bool,
 ) -> None:
-    """MovieRecapsQA-style open-ended questions from recap videos: scene segments, alignment to
+    """Build a MovieRecapsQA-style benchmark.
+
+    MovieRecapsQA-style open-ended questions from recap videos: scene segments, alignment to
     the movie, atomic facts, questions, simplification and labels. Writes OUT/tables/ (the
     release's four tables and labels.json) and a benchmark folder at OUT. Rerunning the same
     command reuses every model step already done."""

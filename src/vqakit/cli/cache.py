@@ -11,7 +11,9 @@ def _mib(size: int) -> str:
 
 @click.command()
 def stats() -> None:
-    """Responses per model, frames kept, and the size of each."""
+    """Show what the caches hold, per model and kind.
+
+    Responses per model, frames kept, and the size of each."""
     from vqakit.models import ResponseCache
     from vqakit.video import FrameStore
 
@@ -32,7 +34,9 @@ def stats() -> None:
 @click.option("--responses", "only_responses", is_flag=True, help="Only the response cache.")
 @click.option("--frames", "only_frames", is_flag=True, help="Only the frame store.")
 def clear(spec: str | None, only_responses: bool, only_frames: bool) -> None:
-    """Delete cached responses and kept frames (all, or one kind, or one model's responses)."""
+    """Delete cached responses and kept frames.
+
+    Delete cached responses and kept frames (all, or one kind, or one model's responses)."""
     from vqakit.models import ResponseCache
     from vqakit.video import FrameStore
 

@@ -16,7 +16,9 @@ from vqakit.cli._options import set_aside_option
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @set_aside_option
 def compare(run_a: Path, run_b: Path, as_json: bool, set_aside_bad_lines: bool) -> None:
-    """Paired comparison of two runs over the same benchmark, per kind of sample and per group.
+    """Compare two runs, paired, per group.
+
+    Paired comparison of two runs over the same benchmark, per kind of sample and per group.
 
     Prints MCQ accuracy and open-ended accuracy (each apart, as `vqakit eval` defines them) of A
     and B, the difference B - A with a 95% paired bootstrap interval, and the McNemar p-value on

@@ -18,6 +18,7 @@ from vqakit.cli._options import (
     set_aside_line,
     set_aside_option,
     settings_from,
+    time_limit_options,
 )
 from vqakit.cli._progress import progress
 
@@ -183,6 +184,7 @@ class _MethodOption(click.Option):
     "separate thinking text, or both.",
 )
 @judge_batch_options
+@time_limit_options
 @click.option("--extractor", "extractor_spec", help="Model that reads MCQ replies the rules abstained on.")
 @click.option(
     "--rubric-judge", "rubric_spec", help="Model that grades reasoning against reference traces (MiRA)."
@@ -197,13 +199,31 @@ def evaluate(
     set_aside_bad_lines: bool,
     **arguments: Any,
 ) -> None:
-    """Run a method over BENCH and score it; rerunning the same command resumes."""
+    """Run a method over a benchmark and score it.
+
+    BENCH is a folder or a shipped benchmark's name; without --out the run folder is
+    runs/<BENCH folder>-<version>-<method>[-<model>]. Everything is checked before the folder is
+    written, each model and judge endpoint included (one cheap request each; --no-preflight skips
+    it): a mistake is one line and exit 2. Rerunning the same command resumes; a changed
+    configuration is refused, naming what differs, unless --new-run. A sample that fails is an
+    error with its kind (exit 1; the same command retries it); when an endpoint's last 20 requests
+    all failed the same way (refused, timed out, 404, 5xx) the run stops, keeping every finished
+    answer. Ctrl-C keeps them too (exit 130)."""
     from vqakit.extras import MissingExtra
     from vqakit.methods import MethodSetupError
-    from vqakit.runner import RunConfigError, RunInterrupted, RunLockedError, RunSetupError, evaluate
+    from vqakit.models import PreflightError
+    from vqakit.runner import (
+        RunConfigError,
+        RunInterrupted,
+        RunLockedError,
+        RunSetupError,
+        RunStopped,
+        evaluate,
+    )
 
     batches = judge_batch_settings(arguments)
     frame_cache = arguments.pop("frame_cache")
+    preflight = arguments.pop("preflight")
     settings = {
         "bench": bench,
         **({"frame_cache": False} if frame_cache is False else {}),
@@ -230,8 +250,9 @@ def evaluate(
                 ),
                 on_done=done,
                 set_aside_bad_lines=set_aside_bad_lines,
+                preflight=preflight,
             )
-        except (MethodSetupError, RunSetupError, MissingExtra) as error:
+        except (MethodSetupError, RunSetupError, MissingExtra, PreflightError) as error:
             raise click.UsageError(str(error)) from None
         except (RunConfigError, RunLockedError, ValueError) as error:
             raise click.ClickException(str(error)) from None
@@ -239,6 +260,17 @@ def evaluate(
             display.close()
             click.echo(str(stopped), err=True)
             sys.exit(INTERRUPTED_EXIT)
+        except RunStopped as stopped:
+            display.close()
+            click.echo(str(stopped), err=True)
+            sys.exit(1)
+    for outcome in outcomes:
+        for name in outcome.unused_judges:
+            click.echo(
+                f"warning: --judge {name} was not used by {outcome.folder}: none of its answers is one "
+                f"judge {name} grades (a baseline gives no replies to judge)",
+                err=True,
+            )
     summary = error_summary(outcomes)
     if summary:
         click.echo(summary, err=True)

@@ -25,17 +25,31 @@ import click
 )
 @click.option("--task", help="lmms-eval task name (default vqakit_<benchmark name>).")
 @click.option("--frames", help="lmms-eval: a frame spec replacing the benchmark protocol's (e.g. uniform:8).")
+@click.option(
+    "--split",
+    help="hf: the split the rows are (default: the one the card names, as an import records it, else test).",
+)
 def export_bench(
-    bench: str, fmt: str, out: Path, with_media: bool, task: str | None, frames: str | None
+    bench: str,
+    fmt: str,
+    out: Path,
+    with_media: bool,
+    task: str | None,
+    frames: str | None,
+    split: str | None,
 ) -> None:
-    """Write BENCH (a folder or a shipped benchmark's name) as a dataset or task folder OUT."""
-    from vqakit.extras import MissingExtra
+    """Export a benchmark for Hugging Face or lmms-eval.
+
+    BENCH (a folder or a shipped benchmark's name) as a Hugging Face dataset or an lmms-eval task
+    folder at OUT. BENCH is a folder or a shipped benchmark's name; OUT the dataset or task folder."""
     from vqakit.schema import BenchmarkError
     from vqakit.tables import export_benchmark
 
+    if split is not None and fmt != "hf":
+        raise click.UsageError("--split is for --format hf (an lmms-eval task reads its rows as test)")
     try:
-        done = export_benchmark(bench, fmt, out, with_media=with_media, task=task, frames=frames)
-    except (ValueError, BenchmarkError, MissingExtra) as error:
+        done = export_benchmark(bench, fmt, out, with_media=with_media, task=task, frames=frames, split=split)
+    except (ValueError, BenchmarkError) as error:
         raise click.ClickException(str(error)) from None
     media = f", {done.media} media files copied" if with_media else ""
     click.echo(f"wrote {done.rows} questions to {out}{media}")

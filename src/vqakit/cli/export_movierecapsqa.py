@@ -16,7 +16,9 @@ import click
     help="Results file (default: <run>/official_results.jsonl).",
 )
 def movierecapsqa_results(run: Path, out: Path | None) -> None:
-    """Write RUN's claims, per-claim labels and 0-5 scores per question as the official results
+    """Write a run's scores as MovieRecapsQA's results.
+
+    Write RUN's claims, per-claim labels and 0-5 scores per question as the official results
     JSONL (question_idx, claims, evaluations.{factuality,coherence,relevance}, aggregate_score);
     a missing score is the official -1."""
     from vqakit.runs import RunFolderError

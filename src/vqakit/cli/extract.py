@@ -23,7 +23,9 @@ def _letters(ctx: click.Context, param: click.Parameter, value: str | None) -> s
 @click.option("--letters", callback=_letters, help="Sparse option labels instead, e.g. ACXZ.")
 @click.option("--numbered", is_flag=True, help="Options were shown as (1)..(N), as in Minerva-Ego.")
 def extract(n_choices: int | None, letters: str | None, numbered: bool) -> None:
-    """Read JSONL {"response": ...} on stdin; write {"choice": "B"} or {"choice": null} per line.
+    """Read the chosen letter out of model replies.
+
+    Read JSONL {"response": ...} on stdin; write {"choice": "B"} or {"choice": null} per line.
 
     Give exactly one of --choices N and --letters. A line may also carry "choices": [option
     texts], used to match replies that restate one.

@@ -73,7 +73,9 @@ def frames(
     out: Path,
     **spec_options: Any,
 ) -> None:
-    """Write sampled frames of VIDEO as images plus frames.json.
+    """Write sampled frames of a video as images.
+
+    Write sampled frames of VIDEO as images plus frames.json.
 
     VIDEO is a file, or BENCH:path for a file inside a shipped benchmark
     (e.g. sample:media/bigbuckbunny.mp4). Each frame is the one on screen at the requested
@@ -96,7 +98,9 @@ def frames(
 @click.argument("video")
 @click.option("--exact", is_flag=True, help="Count frames and measure duration from the stream itself.")
 def probe(video: str, exact: bool) -> None:
-    """Print duration, fps, frame count, size, rotation and codec of VIDEO as JSON."""
+    """Print a video's duration, fps, size and codec.
+
+    Print duration, fps, frame count, size, rotation and codec of VIDEO as JSON."""
     from vqakit.benchmarks import resolve_media
     from vqakit.video import probe as probe_video
 

@@ -26,7 +26,9 @@ import click
 def hints(
     video: str | None, bench: str, sample_id: str, style: str, frames_spec: str, short_side: int, out: Path
 ) -> None:
-    """Write a sample's hinted frames (as the hints method sends them) so a person can check them.
+    """Write a sample's hinted frames for checking.
+
+    Write a sample's hinted frames (as the hints method sends them) so a person can check them.
 
     VIDEO defaults to the sample's first video.
     """

@@ -66,7 +66,9 @@ def movierecapsqa_answers(
     concurrency: int,
     **batch_arguments: Any,
 ) -> None:
-    """Import RESPONSES (official JSONL: video_id, segment_id, question_id, question,
+    """Import published MovieRecapsQA answers as a run.
+
+    Import RESPONSES (official JSONL: video_id, segment_id, question_id, question,
     model_response[, question_idx]; or a CSV of question id and answer) as a run over BENCH in
     --out, scored by the judges given. Answers that match no question, and questions without an
     answer, are listed (and kept in <out>/import.json). Rerunning the same command resumes."""

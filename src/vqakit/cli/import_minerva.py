@@ -23,7 +23,9 @@ import click
     "(the card then says linked_media: true; the folder is not portable).",
 )
 def minerva(records: Path, videos: Path, out: Path, link_media: bool) -> None:
-    """Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..4,
+    """Import a Minerva-Ego or MINERVA release.
+
+    Minerva-Ego / MINERVA release JSON (key, video_id, question, answer, answer_choice_0..4,
     answer_id, reasoning, question type[, split, category]) to a benchmark folder; the older
     four-decoy shape (answer_choice_0..3, answer inserted at answer_id) is read too."""
     from vqakit.schema import BenchmarkError

@@ -43,7 +43,9 @@ def movierecapsqa(
     out: Path,
     link_media: bool,
 ) -> None:
-    """MovieRecapsQA release tables (recaps, segments, questions, facts: .json lists or .jsonl)
+    """Import a MovieRecapsQA release.
+
+    MovieRecapsQA release tables (recaps, segments, questions, facts: .json lists or .jsonl)
     plus recap videos, movies and movie subtitles to a benchmark folder; run its settings with
     `--method movierecaps --method-arg setting=...`."""
     from vqakit.schema import BenchmarkError

@@ -52,7 +52,7 @@ def _command(preset: Any) -> click.Command:
                 click.Option([flag, option.name], type=kind, default=option.default, help=option.help)
             )
     help_text = f"{preset.title}: {preset.summary}" + (f" ({preset.homepage})" if preset.homepage else "")
-    short = f"{preset.title}: its release and videos to a benchmark folder"
+    short = f"Import the {preset.title} release."
     return click.Command(preset.name, callback=run, params=params, help=help_text, short_help=short)
 
 

@@ -65,7 +65,9 @@ def table(
     subtitles_dir: Path | None,
     name: str | None,
 ) -> None:
-    """TABLE (Parquet, CSV, TSV, JSONL or JSON file; a `datasets` save_to_disk folder or a folder of
+    """Import any table of questions with a mapping file.
+
+    TABLE (Parquet, CSV, TSV, JSONL or JSON file; a `datasets` save_to_disk folder or a folder of
     Parquet shards) and your videos to a benchmark folder; rows that cannot be used are listed as
     FILE:ROW:COLUMN: problem, questions whose video is missing are listed; neither is fatal."""
     from vqakit.schema import BenchmarkError

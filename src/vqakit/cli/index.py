@@ -56,7 +56,9 @@ def index(
     store: str | None,
     out: Path | None,
 ) -> None:
-    """Embed BENCH's passages and clips for retrieval; only new or changed items are embedded.
+    """Embed a benchmark's corpus for retrieval.
+
+    Embed BENCH's passages and clips for retrieval; only new or changed items are embedded.
 
     Two of these on the same index take turns: the second waits, then reuses what the first wrote."""
     from vqakit.benchmarks import load_benchmark

@@ -33,7 +33,9 @@ def movierecapsqa(
     frames: int,
     concurrency: int,
 ) -> None:
-    """Add `category` (TEMP, CRD, NPA, STA, TH) and `modality` (dialogue, scene, multimodal) to
+    """Add MovieRecapsQA categories and modalities.
+
+    Add `category` (TEMP, CRD, NPA, STA, TH) and `modality` (dialogue, scene, multimodal) to
     the samples of BENCH, in place: samples.jsonl is replaced only once every sample validates.
     Model steps are journaled in BENCH/labels/ (a rerun reuses them), with the questions left
     unlabelled and why, and every label in BENCH/labels/labels.json."""

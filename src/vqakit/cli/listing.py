@@ -17,7 +17,9 @@ def benchmarks() -> None:
 
 @click.command()
 def models() -> None:
-    """List the model spec forms (plug-in backends' too), with one example each."""
+    """List the model spec forms, with an example each.
+
+    List the model spec forms (plug-in backends' too), with one example each."""
     from vqakit.models import SPEC_FORMS
     from vqakit.plugins import backend_failures
 
@@ -29,7 +31,9 @@ def models() -> None:
 
 @click.command()
 def methods() -> None:
-    """List the methods, with their options (set with --method-arg KEY=VALUE) and defaults."""
+    """List the methods with their options.
+
+    List the methods, with their options (set with --method-arg KEY=VALUE) and defaults."""
     from vqakit.methods import methods as registered
 
     for name, found in sorted(registered().items()):
@@ -41,7 +45,9 @@ def methods() -> None:
 
 @click.command()
 def systems() -> None:
-    """List the benchmark systems: their methods, judges and commands."""
+    """List the benchmark systems and their parts.
+
+    List the benchmark systems: their methods, judges and commands."""
     from vqakit.plugins import failures
     from vqakit.scoring import judges
     from vqakit.systems import systems as registered

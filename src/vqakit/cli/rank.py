@@ -29,7 +29,9 @@ from vqakit.cli._options import concurrency_option
 def rank(
     runs: tuple[Path, ...], judges: str, out: Path | None, concurrency: int, reasoning_source: str
 ) -> None:
-    """Rank RUNS by reasoning quality under each rubric judge (MiRA, summed criteria means,
+    """Rank runs by reasoning quality (rubric judges).
+
+    Rank RUNS by reasoning quality under each rubric judge (MiRA, summed criteria means,
     0-8) and report how much the judges' rankings agree (Kendall's tau)."""
     from vqakit.systems.minerva_ego.rank import rank_runs
 

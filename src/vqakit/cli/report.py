@@ -15,7 +15,9 @@ from vqakit.cli._options import set_aside_line, set_aside_option
 )
 @set_aside_option
 def report(runs: tuple[Path, ...], set_aside_bad_lines: bool) -> None:
-    """Regenerate scores.jsonl, results.json, report.html and the sample pages of each run in
+    """Rewrite runs' scores and reports from their files.
+
+    Regenerate scores.jsonl, results.json, report.html and the sample pages of each run in
     RUNS from what the folder holds. No model or judge is called: a judgment that is missing
     stays missing and is reported as such (`vqakit score RUN` grades it, `vqakit eval` with the
     same arguments also resumes the run). A line of the run's logs that cannot be read stops

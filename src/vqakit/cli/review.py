@@ -23,7 +23,9 @@ def _number(value: float | None) -> str:
 
 @click.group(cls=_ReviewGroup)
 def review() -> None:
-    """People's review of a benchmark in `vqakit studio`: `vqakit review BENCH` prints each
+    """People's review of a benchmark: progress, apply.
+
+    People's review of a benchmark in `vqakit studio`: `vqakit review BENCH` prints each
     person's progress and the agreement between people; `vqakit review apply BENCH --policy
     all|any|majority --out NEW` writes the reviewed version."""
 
@@ -43,7 +45,9 @@ def review() -> None:
     "people reviewed (their votes, the share of pairs agreeing, any adjudication).",
 )
 def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
-    """Each person's progress on BENCH, and agreement on the samples two or more people
+    """Each person's review progress and agreement.
+
+    Each person's progress on BENCH, and agreement on the samples two or more people
     reviewed: Cohen's kappa for each pair, Fleiss' kappa for three or more people, and how many
     samples they disagree on (settled by an adjudicator or not). A line of a review log that
     cannot be read stops it (exit 1, naming the file and line: nothing is counted until it is
@@ -97,7 +101,11 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     "applied; majority: what more than half of its reviewers decided.",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="New folder.")
-@click.option("--version", "version", help="Version of the new benchmark (default: <version>+review).")
+@click.option(
+    "--version",
+    "version",
+    help="Version of the new benchmark (default: <version>+review, +review.2 for a second review, ...).",
+)
 @click.option("--review-dir", type=click.Path(file_okay=False, path_type=Path), help="The review logs.")
 @click.option(
     "--include-stale",
@@ -107,7 +115,9 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
 def apply(
     bench: str, policy: str, out: Path, version: str | None, review_dir: Path | None, include_stale: bool
 ) -> None:
-    """Write the reviewed version of BENCH to --out: the decisions applied under --policy, the
+    """Write the reviewed version of a benchmark.
+
+    Write the reviewed version of BENCH to --out: the decisions applied under --policy, the
     card recording the review, changes.md listing every drop and edit with who and why. A
     decision made before its sample last changed (stale) is listed and not applied, unless
     --include-stale. The new folder is built aside and moved into place only once it validates

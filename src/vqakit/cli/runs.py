@@ -21,7 +21,9 @@ def _checked(folders: tuple[Path, ...], set_aside_bad_lines: bool) -> None:
 @click.command()
 @click.argument("folder", required=False, default="runs", type=click.Path(file_okay=False, path_type=Path))
 def runs(folder: Path) -> None:
-    """List the run folders under FOLDER (default runs/), newest first: when, method, model,
+    """List the run folders, newest first.
+
+    List the run folders under FOLDER (default runs/), newest first: when, method, model,
     frames sent, errors, the headline numbers (MCQ and open-ended accuracy, judge scores: see
     `vqakit eval`) and the folder."""
     from vqakit.runs import list_runs
@@ -110,7 +112,9 @@ def _submission(folder: Path, fmt: str, out: Path | None) -> None:
 )
 @set_aside_option
 def export(folders: tuple[Path, ...], fmt: str, out: Path | None, set_aside_bad_lines: bool) -> None:
-    """Write the results of run FOLDERS as one table: a row per run and number (the headline
+    """Write runs' results as one table, or a submission.
+
+    Write the results of run FOLDERS as one table: a row per run and number (the headline
     numbers, overall where defined, each group key of each accuracy), named in `measure`, with
     n, the value, its 95% interval, the kind of interval (`interval`: e.g. cluster bootstrap)
     and the videos it was clustered by (`clusters`, where questions share videos), and the
@@ -185,7 +189,9 @@ def table(
     out: Path | None,
     set_aside_bad_lines: bool,
 ) -> None:
-    """Lay several runs out as one table, as in a paper: a row per run (its method and model);
+    """Lay runs out as one table, as in a paper.
+
+    Lay several runs out as one table, as in a paper: a row per run (its method and model);
     accuracies in percent. Without --by, the benchmark's own table where its card declares one
     (the presets: NExT-QA's Why ... Acc_D, All; Video-MME's durations without and with subtitles;
     MLVU's tasks and M-Avg; ...), with its column names, merges and headline, its source and
@@ -197,6 +203,7 @@ def table(
     names and the notes under a Markdown table are escaped for the format."""
     from vqakit.report import (
         NoOfficialTable,
+        TableKeyError,
         comparison_note,
         comparison_rows,
         format_table,
@@ -229,6 +236,8 @@ def table(
             human = comparison_note(names, rows)
         if intervals:
             notes.append(interval_note(list(folders)))
+    except TableKeyError as error:
+        raise click.UsageError(str(error)) from None
     except (RunFolderError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     notes += [f"note: {human}"] if human else []

@@ -15,7 +15,9 @@ from vqakit.cli._options import set_aside_line, set_aside_option
 )
 @set_aside_option
 def score(folders: tuple[Path, ...], set_aside_bad_lines: bool) -> None:
-    """Score each run in FOLDERS again from its predictions: the run's judges grade what they
+    """Score runs as they stand (judges, then scores).
+
+    Score each run in FOLDERS again from its predictions: the run's judges grade what they
     have not graded, then scores.jsonl, results.json and report.html are rewritten. This is how
     a participant's run from `vqakit studio` is scored before they answered every question. Exits 1
     when a judge failed on a sample (the same command grades it again)."""

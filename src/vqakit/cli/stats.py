@@ -18,7 +18,9 @@ import click
     "for a shipped benchmark).",
 )
 def stats(bench: str, no_media: bool, out: Path | None) -> None:
-    """Print and write dataset statistics: questions, videos and their durations, question, answer
+    """Print and write a benchmark's statistics.
+
+    Print and write dataset statistics: questions, videos and their durations, question, answer
     and option lengths, gold letters, categories and skills, and reasoning traces (steps,
     timestamps and objects per trace). When the JSON goes to stdout, the summary goes to stderr."""
     from vqakit.benchmarks import benchmark_stats, default_stats_path, load_benchmark, stats_lines

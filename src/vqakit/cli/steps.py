@@ -28,7 +28,9 @@ FORMAT_CHOICES = ("auto", "youcook2", "hirest", "goalstep", "keystep", "table")
     help="YouCook2 recipe names: a `code,name` CSV such as label_foodtype.csv.",
 )
 def steps(file: Path, format_: str, trim: bool, label_map: Path | None) -> None:
-    """Print the videos of a YouCook2, HiREST, Ego4D Goal-Step, Ego-Exo4D keystep or table
+    """Read step annotations into one JSONL form.
+
+    Print the videos of a YouCook2, HiREST, Ego4D Goal-Step, Ego-Exo4D keystep or table
     (CSV/JSONL: video_id, theme, start, end, text[, level, category, parent, id, duration])
     annotation file as JSONL, one video (or, with --trim, one clip) per line: video_id, theme,
     duration, start, end and nested steps, in seconds of the video. A summary and the problems

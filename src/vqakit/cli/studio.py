@@ -111,7 +111,7 @@ from vqakit.cli._options import judge_assignments, model_settings
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("runs"),
     show_default=True,
-    help="Where participants' run folders go (<runs>/<benchmark>-human-<name>).",
+    help="Where participants' run folders go (<runs>/<benchmark folder>-<version>-human-<name>).",
 )
 @click.option(
     "--review-dir",
@@ -140,7 +140,9 @@ def studio(
     runs: Path,
     review_dir: Path | None,
 ) -> None:
-    """Serve FOLDERS (benchmarks, runs, or folders of videos to annotate) to people in the
+    """Serve benchmarks and runs to people in a browser.
+
+    Serve FOLDERS (benchmarks, runs, or folders of videos to annotate) to people in the
     browser: review (keep / drop / edit, to review/<person>.jsonl), annotate (questions,
     traces and object tracks over a folder of videos), answer (blind, timed human baselines,
     a run folder per participant) and adjudicate (the samples reviewers disagree on). Every

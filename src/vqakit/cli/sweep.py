@@ -8,7 +8,13 @@ from typing import Any
 
 import click
 
-from vqakit.cli._options import INTERRUPTED_EXIT, concurrency_option, method_options, settings_from
+from vqakit.cli._options import (
+    INTERRUPTED_EXIT,
+    concurrency_option,
+    method_options,
+    settings_from,
+    time_limit_options,
+)
 from vqakit.cli._progress import progress
 
 
@@ -37,6 +43,7 @@ from vqakit.cli._progress import progress
 )
 @concurrency_option
 @click.option("--limit", type=click.IntRange(1), help="Only the first N samples.")
+@time_limit_options
 @method_options
 def sweep(
     bench: str,
@@ -50,14 +57,18 @@ def sweep(
     out: Path | None,
     **arguments: Any,
 ) -> None:
-    """One run per value of one parameter; prints accuracy against the value and writes
+    """One run per value of a parameter, with a plot.
+
+    One run per value of one parameter; prints accuracy against the value and writes
     sweep.json and sweep.html (each run keeps its own folder and report)."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.methods import MethodSetupError
+    from vqakit.models import PreflightError
     from vqakit.runner import (
         RunConfigError,
         RunInterrupted,
         RunSetupError,
+        RunStopped,
         default_run_folder,
         expand_values,
         make_config,
@@ -86,13 +97,15 @@ def sweep(
             "or --sweep-arg"
         )
     ((parameter, text),) = swept.items()
+    preflight = arguments.pop("preflight")
     settings = settings_from(arguments)
     settings["method_args"].pop(parameter, None)
     try:
         values = expand_values(parameter, text, method)
         base = make_config({"bench": bench, "method": method, **settings})
-        name = load_benchmark(bench).card.name
-        folder = out or default_run_folder(name, method, base.model, suffix=f"sweep-{parameter}")
+        folder = out or default_run_folder(
+            load_benchmark(bench), method, base.model, suffix=f"sweep-{parameter}"
+        )
         with progress() as update:
             outcomes = run_sweep(
                 base,
@@ -102,14 +115,18 @@ def sweep(
                 on_progress=lambda value, seen: update(
                     seen.done, seen.total, seen.errors, value, seen.not_applicable
                 ),
+                preflight=preflight,
             )
-    except (MethodSetupError, RunSetupError) as error:
+    except (MethodSetupError, RunSetupError, PreflightError) as error:
         raise click.UsageError(str(error)) from None
     except (RunConfigError, ValueError) as error:
         raise click.ClickException(str(error)) from None
     except RunInterrupted as stopped:
         click.echo(str(stopped), err=True)
         sys.exit(INTERRUPTED_EXIT)
+    except RunStopped as stopped:
+        click.echo(str(stopped), err=True)
+        sys.exit(1)
     measures = {swept_accuracy(outcome.results)[0] for _, outcome in outcomes}
     heading = measures.pop() if len(measures) == 1 else "accuracy"
     click.echo(f"{parameter:<20}{'n':>5}{heading:>22}{'95% CI':>16}")

@@ -11,7 +11,9 @@ import click
 @click.argument("bench")
 @click.option("--no-media", is_flag=True, help="Only check that media files exist; do not open them.")
 def validate(bench: str, no_media: bool) -> None:
-    """Check a benchmark folder; print one FILE:LINE: field: problem line per problem.
+    """Check a benchmark folder.
+
+    Check a benchmark folder; print one FILE:LINE: field: problem line per problem.
 
     Exits 0 when the benchmark is valid, 1 otherwise.
     """

@@ -92,7 +92,7 @@ from vqakit.files._media import (
     refuse_links,
     staged_folder,
 )
-from vqakit.files._names import ID_DIGEST, file_stem, id_digest, id_name, slug
+from vqakit.files._names import ID_DIGEST, did_you_mean, file_stem, id_digest, id_name, slug
 from vqakit.files._outputs import (
     IGNORED,
     MARKER,
@@ -154,6 +154,7 @@ __all__ = [
     "check_out",
     "collector_paused",
     "decode",
+    "did_you_mean",
     "file_stem",
     "find_bad_byte",
     "find_unusable",

@@ -8,8 +8,10 @@ strip): the slug plus a digest of the FULL text, so two different ids never shar
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
+from collections.abc import Iterable
 
 ID_DIGEST = 12
 """Hex digits of the digest in an `id_name` (48 bits: two ids of a benchmark with the same
@@ -48,3 +50,12 @@ def file_stem(text: str, max_length: int = 100, *, empty: str = "_") -> str:
     if len(text) <= max_length and not text.startswith(".") and slug(text, max_length, empty="") == text:
         return text
     return id_name(text, max_length, empty=empty)
+
+
+def did_you_mean(word: str, known: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """`did you mean 'x'? ` for the known name closest to a mistyped `word` (letter case aside),
+    or "" when none is close: the hint every "unknown name" message gives."""
+    names = list(dict.fromkeys(known))
+    lowered = {name.lower(): name for name in names}
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=cutoff)
+    return f"did you mean {lowered[close[0]]!r}? " if close else ""

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vqakit.extras import has_extra, install_line
+from vqakit.files import did_you_mean
 from vqakit.methods._frames import FrameProvider, FrameRequest
 from vqakit.plugins import load_plugins
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
@@ -167,7 +168,10 @@ def methods() -> dict[str, Method]:
 def get_method(name: str) -> Method:
     found = methods().get(name)
     if found is None:
-        raise MethodSetupError(f"unknown method {name!r}; known: {', '.join(sorted(methods()))}")
+        known = sorted(methods())
+        raise MethodSetupError(
+            f"unknown method {name!r}; {did_you_mean(name, known)}known: {', '.join(known)}"
+        )
     return found
 
 

@@ -27,6 +27,7 @@ from vqakit.models._images import (
     pixel_hash,
     sent_jpeg,
 )
+from vqakit.models._limits import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S, TimeLimits, effective_limits
 from vqakit.models._messages import (
     CallError,
     Completion,
@@ -41,7 +42,14 @@ from vqakit.models._messages import (
     frame_clocks,
 )
 from vqakit.models._model import Backend, Model, sent_encoding
-from vqakit.models._retry import BackendError, RetryPolicy, parse_retry_after
+from vqakit.models._preflight import PreflightError, preflight
+from vqakit.models._retry import (
+    BackendError,
+    EndpointDown,
+    RetryPolicy,
+    parse_retry_after,
+    stopping_failing_endpoints,
+)
 from vqakit.models._secrets import (
     api_key,
     credential_in_arguments,
@@ -53,15 +61,24 @@ from vqakit.models._secrets import (
     remember_secret,
 )
 from vqakit.models._settings import GenerationSettings
-from vqakit.models._spec import SPEC_FORMS, ModelSpec, ModelSpecError, parse_model_spec, spec_forms
+from vqakit.models._spec import (
+    SPEC_FORMS,
+    ModelSpec,
+    ModelSpecError,
+    parse_model_spec,
+    spec_forms,
+    without_limits,
+)
 from vqakit.models._structured import complete_structured, parse_json_lenient
 from vqakit.models._video import VIDEO_INPUT, video_input
 
 __all__ = [
     "BATCH_PENDING",
     "JPEG_QUALITY",
+    "REQUEST_TIMEOUT_S",
     "SPEC_FORMS",
     "TEXT_EMBEDDER_FORMS",
+    "TOTAL_TIMEOUT_S",
     "VIDEO_INPUT",
     "Backend",
     "BackendError",
@@ -75,6 +92,7 @@ __all__ = [
     "EmbeddingCache",
     "EmbeddingError",
     "EncodedImage",
+    "EndpointDown",
     "Frames",
     "GenerationSettings",
     "Image",
@@ -85,12 +103,14 @@ __all__ = [
     "ModelSpecError",
     "OpenVocabDetector",
     "Part",
+    "PreflightError",
     "ResponseCache",
     "RetryEvent",
     "RetryPolicy",
     "StoredReply",
     "Text",
     "TextEmbedder",
+    "TimeLimits",
     "Usage",
     "Video",
     "api_key",
@@ -105,6 +125,7 @@ __all__ = [
     "credential_in_spec",
     "default_cache_path",
     "deferred_calls",
+    "effective_limits",
     "encode_jpeg",
     "find_backend",
     "frame_clocks",
@@ -119,6 +140,7 @@ __all__ = [
     "parse_model_spec",
     "parse_retry_after",
     "pixel_hash",
+    "preflight",
     "redact_known",
     "redact_record",
     "redact_secrets",
@@ -127,6 +149,8 @@ __all__ = [
     "sent_encoding",
     "sent_jpeg",
     "spec_forms",
+    "stopping_failing_endpoints",
     "video_input",
     "watching_retries",
+    "without_limits",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from typing import Any
 
 from vqakit.models._backends import register_backend
@@ -53,6 +54,18 @@ def _anthropic_unsupported(settings: GenerationSettings) -> list[str]:
     return problems
 
 
+async def _preflight(session: Any, spec: ModelSpec, timeout_s: float) -> str | None:
+    """The API's record of the model (aliases resolve; 404 for a model it lacks)."""
+    from urllib.parse import quote
+
+    from vqakit.models._preflight import check_model_record
+
+    root = (os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com").rstrip("/")
+    headers = {"x-api-key": api_key("anthropic") or "", "anthropic-version": "2023-06-01"}
+    url = f"{root}/v1/models/{quote(spec.model, safe='')}"
+    return await check_model_record(session, url, headers, timeout_s)
+
+
 @register_backend(
     "anthropic",
     form="anthropic:<model>",
@@ -63,6 +76,8 @@ def _anthropic_unsupported(settings: GenerationSettings) -> list[str]:
     requires=("anthropic",),
     install="pip install 'vqakit[anthropic]'",
     unsupported=_anthropic_unsupported,
+    preflight=_preflight,
+    model_names=r"^claude",
 )
 class AnthropicBackend:
     def __init__(
@@ -138,7 +153,10 @@ class AnthropicBackend:
             raise BackendError("connection", str(error), retryable=True) from None
         except anthropic.APIStatusError as error:
             raise classify_status(
-                error.status_code, str(error)[:500], error.response.headers.get("retry-after")
+                error.status_code,
+                str(error)[:500],
+                error.response.headers.get("retry-after"),
+                url=str(error.response.request.url),
             ) from None
         return completion_from_message(reply, str(self.spec))
 

@@ -16,7 +16,11 @@ registered is also what the rest of vqakit asks about a backend instead of namin
   backend's own check, in seconds and without loading weights);
 - `unsupported`: settings it cannot send (`check_supported`);
 - `video`: what it takes of `--input video` (`clip` or `file`), None for frames only;
-- `cached`: whether its replies go in the response cache (`replay:` has no need).
+- `cached`: whether its replies go in the response cache (`replay:` has no need);
+- `model_names`: a regular expression matching the model names it usually serves, only to
+  suggest a spec when a bare model name is given (`--model gpt-4o` -> `openai:gpt-4o`);
+- `preflight`: `async check(session, spec, timeout_s)`, the one cheap request made before a run
+  (`_preflight`): raises `EndpointProblem`, or returns a note or None; None for no check.
 
 vqakit's own backends register in their modules (`BUILT_IN`, imported on the first look-up);
 others come from packages declaring a `vqakit.backends` entry point (`vqakit.plugins`), and
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -61,6 +65,8 @@ class BackendInfo:
     unsupported: Callable[[GenerationSettings], list[str]] | None = None
     video: Literal["clip", "file"] | None = None
     cached: bool = True
+    preflight: Callable[..., Awaitable[str | None]] | None = None
+    model_names: str = ""
 
     def how_to_give_a_key(self) -> str:
         """One clause: how this backend is given its key (never inside the spec)."""
@@ -93,6 +99,8 @@ def register_backend(
     unsupported: Callable[[GenerationSettings], list[str]] | None = None,
     video: Literal["clip", "file"] | None = None,
     cached: bool = True,
+    preflight: Callable[..., Awaitable[str | None]] | None = None,
+    model_names: str = "",
 ) -> Callable[[F], F]:
     """Decorator: make `factory` the backend of specs `name:...` (see the module for the fields).
     A name taken by another factory is refused; the same factory registered again replaces it."""
@@ -117,6 +125,8 @@ def register_backend(
             unsupported=unsupported,
             video=video,
             cached=cached,
+            preflight=preflight,
+            model_names=model_names,
         )
         with _lock:
             existing = _BACKENDS.get(name)
@@ -176,7 +186,12 @@ def backend_info(name: str) -> BackendInfo:
     """The backend registered as `name`; ValueError listing the known ones when there is none."""
     found = find_backend(name)
     if found is None:
-        raise ValueError(f"unknown model backend {name!r}; known: {', '.join(backends())}")
+        from vqakit.files import did_you_mean
+
+        known = list(backends())
+        raise ValueError(
+            f"unknown model backend {name!r}; {did_you_mean(name, known)}known: {', '.join(known)}"
+        )
     return found
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,18 @@ def _gemini_unsupported(settings: GenerationSettings) -> list[str]:
     return []
 
 
+async def _preflight(session: Any, spec: ModelSpec, timeout_s: float) -> str | None:
+    """The API's record of the model (404 for a model it lacks)."""
+    from vqakit.models._preflight import check_model_record
+
+    root = (os.environ.get("GOOGLE_GEMINI_BASE_URL") or "https://generativelanguage.googleapis.com").rstrip(
+        "/"
+    )
+    name = spec.model.removeprefix("models/")
+    headers = {"x-goog-api-key": api_key("gemini") or ""}
+    return await check_model_record(session, f"{root}/v1beta/models/{name}", headers, timeout_s)
+
+
 @register_backend(
     "gemini",
     form="gemini:<model>",
@@ -55,6 +68,8 @@ def _gemini_unsupported(settings: GenerationSettings) -> list[str]:
     install="pip install 'vqakit[gemini]'",
     unsupported=_gemini_unsupported,
     video="file",
+    preflight=_preflight,
+    model_names=r"^(models/)?(gemini|gemma)-",
 )
 class GeminiBackend:
     def __init__(
@@ -181,7 +196,8 @@ class GeminiBackend:
                 request = await self._with_videos(request)
             reply = await self.client.aio.models.generate_content(**request)
         except errors.APIError as error:
-            raise classify_status(int(error.code or 500), str(error)[:500]) from None
+            url = getattr(getattr(error, "response", None), "url", None)
+            raise classify_status(int(error.code or 500), str(error)[:500], url=url and str(url)) from None
         except TimeoutError as error:
             raise BackendError("timeout", str(error) or "timed out", retryable=True) from None
         except OSError as error:

@@ -76,6 +76,7 @@ def _check_hf(spec: ModelSpec) -> None:
     requires=("torch", "transformers"),
     install="pip install 'vqakit[hf]'",
     check=_check_hf,
+    model_names=r"^[\w.-]+/[\w.-]+$|^[./~]",  # a hub id, a local folder
 )
 class HFBackend:
     def __init__(

@@ -17,8 +17,9 @@ from vqakit.models._backends import backend_info
 from vqakit.models._cache import ResponseCache, cache_key
 from vqakit.models._events import RetryEvent, tell
 from vqakit.models._images import image_encoding, shrunk_size
+from vqakit.models._limits import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S, TimeLimits
 from vqakit.models._messages import CallError, Completion, Message
-from vqakit.models._retry import BackendError, RetryPolicy
+from vqakit.models._retry import BackendError, RetryPolicy, current_breaker
 from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings, as_settings, check_supported
 from vqakit.models._spec import ModelSpec, parse_model_spec
@@ -79,8 +80,8 @@ class Model:
         concurrency: int = 8,
         cache: ResponseCache | bool = True,
         retry: RetryPolicy | None = None,
-        request_timeout_s: float = 120.0,
-        total_timeout_s: float | None = 600.0,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        total_timeout_s: float | None = TOTAL_TIMEOUT_S,
         max_images: int | None = None,
         image_max_side: int | None = 768,
         fallback: Model | None = None,
@@ -92,8 +93,11 @@ class Model:
         `?key=value` settings, key by key; `params` is an older name for the same. ValueError
         names unknown keys, bad values and settings the backend cannot send.
         `backend_options` go to the backend: for `hf:`, device ("cpu", "cuda:0"), dtype
-        ("auto", "bfloat16", ...) and batch_size."""
+        ("auto", "bfloat16", ...) and batch_size. Time limits in the spec (`?timeout=`,
+        `?total_timeout=`) win over `request_timeout_s` and `total_timeout_s`."""
         parsed = parse_model_spec(spec)
+        request_timeout_s = parsed.limits.request_s or request_timeout_s
+        total_timeout_s = parsed.limits.total_s or total_timeout_s
         merged = parsed.settings.merged(as_settings(params)).merged(as_settings(settings))
         check_supported(parsed.backend, merged)
         self.spec: ModelSpec = replace(parsed, settings=merged)  # str(model): every setting in it
@@ -104,6 +108,9 @@ class Model:
             image_max_side=image_max_side,
             options=backend_options or {},
         )
+        self.request_timeout_s = request_timeout_s
+        # what a circuit breaker counts requests by: the URL requests go to, where there is one
+        self.endpoint: str = getattr(self.backend, "url", None) or f"{parsed.backend}:{parsed.model}"
         self.concurrency = concurrency
         # on by default (deterministic requests only); False turns it off
         self.cache: ResponseCache | None = ResponseCache() if cache is True else (cache or None)
@@ -112,7 +119,7 @@ class Model:
         self.max_images = max_images
         self.image_max_side = image_max_side
         self.fallback = fallback
-        self._cache_spec = str(replace(self.spec, settings=GenerationSettings()))
+        self._cache_spec = str(replace(self.spec, settings=GenerationSettings(), limits=TimeLimits()))
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sync_loop: asyncio.AbstractEventLoop | None = None
@@ -257,13 +264,18 @@ class Model:
     ) -> Completion:
         started = time.monotonic()
         attempt = 0
+        breaker = current_breaker()
         while True:
             attempt += 1
             empty: Completion | None = None
+            if breaker is not None and (down := breaker.down(self.endpoint)) is not None:
+                return self._error(down.kind, f"not sent: {down}", attempts=attempt - 1)
             try:
                 async with sending:
                     call_started = time.monotonic()
                     completion = await self.backend.send(request)
+                if breaker is not None:
+                    breaker.record(self.endpoint, None)
                 completion = replace(completion, latency_s=time.monotonic() - call_started, attempts=attempt)
                 problem = self._unusable(completion, settings)
                 if problem is None or problem.type != "empty" or not retry_empty:
@@ -271,6 +283,8 @@ class Model:
                 empty = completion
                 raise BackendError("empty", problem.message, retryable=True)
             except BackendError as error:
+                if breaker is not None:
+                    breaker.record(self.endpoint, error)
                 spent = time.monotonic() - started
                 wait = self.retry.wait_s(attempt, error)
                 out_of_time = self.total_timeout_s is not None and spent + wait > self.total_timeout_s

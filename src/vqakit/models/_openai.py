@@ -82,6 +82,25 @@ def authorization(backend: str, *, required: bool) -> dict[str, str]:
     return {}
 
 
+def base_url(spec: ModelSpec) -> str:
+    """Where requests go: `openai:` to OPENAI_BASE_URL when set (as with OpenAI's SDK), else
+    OpenAI's API; an OpenAI-compatible server to the spec's URL."""
+    if spec.backend == "openai":
+        return (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+    return str(spec.base_url).rstrip("/")
+
+
+async def _preflight(session: Any, spec: ModelSpec, timeout_s: float) -> str | None:
+    """The server's model list names the model (a 1-token request where it has no list)."""
+    from vqakit.models._preflight import check_model_list
+    from vqakit.prompts import render_prompt
+
+    headers = authorization(spec.backend, required=spec.backend == "openai")
+    return await check_model_list(
+        session, base_url(spec), spec.model, headers, timeout_s, render_prompt("preflight_ping")
+    )
+
+
 def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     return ["thinking/thinking_budget (OpenAI takes reasoning_effort)"] if settings.thinks is not None else []
 
@@ -99,6 +118,8 @@ def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     key_required=False,
     key_help=COMPATIBLE_KEY_HELP,
     video="clip",
+    preflight=_preflight,
+    model_names=r"^[\w.-]+/[\w.:-]+$|:",  # a hub id a server serves, an Ollama name:tag
 )
 @register_backend(
     "openai",
@@ -108,6 +129,8 @@ def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     api=True,
     keys=("OPENAI_API_KEY",),
     unsupported=_openai_unsupported,
+    preflight=_preflight,
+    model_names=r"^(gpt-|chatgpt|o\d+($|-)|text-embedding-|ft:gpt)",
 )
 class OpenAIBackend:
     """One chat-completions endpoint over a lean aiohttp client.
@@ -119,11 +142,10 @@ class OpenAIBackend:
     """
 
     def __init__(self, spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None) -> None:
-        """`openai:` goes to OPENAI_BASE_URL when set (as with OpenAI's SDK), else OpenAI's API."""
+        """Requests go to `base_url(spec)`."""
         self.official = spec.backend == "openai"
         auth = authorization(spec.backend, required=self.official)
-        root = (os.environ.get("OPENAI_BASE_URL") or OPENAI_URL) if self.official else str(spec.base_url)
-        self.url = f"{root.rstrip('/')}/chat/completions"
+        self.url = f"{base_url(spec)}/chat/completions"
         self.spec = spec
         self.image_max_side = image_max_side
         self.request_timeout_s = request_timeout_s
@@ -182,7 +204,7 @@ class OpenAIBackend:
                 raw = await response.read()
                 if response.status != 200:
                     raise classify_status(
-                        response.status, _error_text(raw), response.headers.get("Retry-After")
+                        response.status, _error_text(raw), response.headers.get("Retry-After"), url=self.url
                     )
         except TimeoutError:
             raise BackendError(

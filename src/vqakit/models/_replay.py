@@ -28,6 +28,7 @@ def _check_replay(spec: ModelSpec) -> None:
     check=_check_replay,
     video="clip",  # it replays recorded replies whatever was sent, so it takes either
     cached=False,  # the file is the record
+    model_names=r"\.jsonl$",
 )
 class ReplayBackend:
     def __init__(self, spec: ModelSpec, **options: Any) -> None:

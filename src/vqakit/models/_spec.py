@@ -8,11 +8,14 @@ stable order, so the string serves as an id. A spec never carries a key (`creden
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from vqakit.files import did_you_mean
 from vqakit.models._backends import BackendInfo, backends, find_backend
+from vqakit.models._limits import LIMITS_FORM, TimeLimits, split_limits
 from vqakit.models._secrets import credential_in_spec
 from vqakit.models._settings import GenerationSettings, parse_settings_query, settings_query
 
@@ -31,7 +34,8 @@ class ModelSpecError(ValueError):
 
 def spec_forms() -> list[tuple[str, str, str]]:
     """(form, example, what it is) of every registered backend, then the settings form."""
-    return [(info.form, info.example, info.summary) for info in backends().values()] + [SETTINGS_FORM]
+    forms = [(info.form, info.example, info.summary) for info in backends().values()]
+    return [*forms, SETTINGS_FORM, LIMITS_FORM]
 
 
 class _SpecForms(Sequence[tuple[str, str, str]]):
@@ -57,13 +61,14 @@ class ModelSpec:
     model: str  # model name, or the replay file
     base_url: str | None = None  # for backends whose spec carries one
     settings: GenerationSettings = field(default_factory=GenerationSettings)
+    limits: TimeLimits = field(default_factory=TimeLimits)  # `?timeout=` / `?total_timeout=`
 
     def __str__(self) -> str:
         if self.base_url is not None:
             text = f"{self.backend}:{self.base_url}#{self.model}"
         else:
             text = f"{self.backend}:{self.model}"
-        query = settings_query(self.settings)
+        query = "&".join(part for part in (settings_query(self.settings), self.limits.query()) if part)
         return f"{text}?{query}" if query else text
 
 
@@ -83,9 +88,12 @@ def parse_model_spec(text: str) -> ModelSpec:
     info = find_backend(backend) if sep else None
     refuse_credentials(text, info)
     if not sep or not rest:
-        raise ModelSpecError(f"model spec {text!r} needs the form backend:model; known forms: {_forms()}")
+        raise ModelSpecError(
+            f"model spec {text!r} needs the form backend:model; {_suggested(text)}known forms: {_forms()}"
+        )
     if info is None:
-        raise ModelSpecError(f"unknown model backend {backend!r} in {text!r}; known forms: {_forms()}")
+        hint = did_you_mean(backend, backends()) or _suggested(text)
+        raise ModelSpecError(f"unknown model backend {backend!r} in {text!r}; {hint}known forms: {_forms()}")
     base_url = None
     if info.base_url:
         # the base URL may carry its own query (?api-version=...): settings follow the model
@@ -93,14 +101,48 @@ def parse_model_spec(text: str) -> ModelSpec:
         if not hash_sign or not base_url.startswith(("http://", "https://")):
             raise ModelSpecError(f"model spec {text!r}: use {backend}:<http(s) base url>#<model>")
         base_url = base_url.rstrip("/")
-    model, question, query = rest.partition("?")
+    model, _, query = rest.partition("?")
     if not model:
         raise ModelSpecError(f"model spec {text!r} names no model; known forms: {_forms()}")
     try:
-        settings = parse_settings_query(query) if question else GenerationSettings()
+        query, limits = split_limits(query)
+        settings = parse_settings_query(query) if query else GenerationSettings()
     except ValueError as error:
         raise ModelSpecError(f"model spec {text!r}: {error}") from None
-    return ModelSpec(backend, model, base_url, settings)
+    return ModelSpec(backend, model, base_url, settings, limits)
+
+
+def without_limits(text: str) -> str:
+    """The spec with its time limits left out (they change how long vqakit waits, not what the
+    model is asked); the text as it is when it is no spec."""
+    try:
+        spec = parse_model_spec(text)
+    except ValueError:
+        return text
+    if spec.limits == TimeLimits():
+        return text
+    return str(ModelSpec(spec.backend, spec.model, spec.base_url, spec.settings))
+
+
+SERVER_URL = "http://localhost:8000/v1"  # where suggestions put a server (vLLM's default port)
+
+
+def suggested_specs(name: str) -> list[str]:
+    """Specs that fit a bare model name, from what each backend registered it usually serves
+    (`model_names`); a name none claims could still be served by an OpenAI-compatible server."""
+    name = name.strip()
+
+    def spec(info: BackendInfo) -> str:
+        return f"{info.name}:{SERVER_URL}#{name}" if info.base_url else f"{info.name}:{name}"
+
+    known = backends().values()
+    found = [spec(info) for info in known if info.model_names and re.search(info.model_names, name, re.I)]
+    return found or [spec(info) for info in known if info.base_url][:1]
+
+
+def _suggested(name: str) -> str:
+    found = suggested_specs(name) if name.strip() else []
+    return f"did you mean {' or '.join(found)}? " if found else ""
 
 
 def _forms() -> str:

@@ -11,7 +11,6 @@ hash of every prompt goes into each run's manifest.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from functools import cache
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
+from vqakit.files import did_you_mean
 from vqakit.plugins import load_plugins
 
 _FOLDERS: list[Path] = [Path(__file__).parent]
@@ -77,10 +77,8 @@ def prompt_path(name: str) -> Path:
     found = _paths().get(name)
     if found is None:
         public = answer_prompt_names()
-        close = difflib.get_close_matches(name, public, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]!r}? " if close else ""
         raise ValueError(
-            f"unknown prompt {name!r}; {hint}answer prompts: {', '.join(public)} "
+            f"unknown prompt {name!r}; {did_you_mean(name, public)}answer prompts: {', '.join(public)} "
             "(or a .txt file inside the benchmark folder)"
         )
     return found

@@ -32,6 +32,7 @@ from vqakit.report._submissions import (
 from vqakit.report._sweep import write_ranking_report, write_sweep_report
 from vqakit.report._tables import (
     FORMATS,
+    TableKeyError,
     comparison_note,
     comparison_rows,
     format_rows,
@@ -50,6 +51,7 @@ __all__ = [
     "Submission",
     "SubmissionFormat",
     "Table",
+    "TableKeyError",
     "comparison_note",
     "comparison_rows",
     "format_rows",

@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import Any
 
+from vqakit.files import did_you_mean
 from vqakit.report._escape import latex_cell, markdown_cell
 from vqakit.report._human_rows import human_note, human_rows
 from vqakit.runs import RunFolder
@@ -121,6 +122,10 @@ def _format(
     raise ValueError(f"unknown table format {fmt!r}; use {', '.join(FORMATS)}")
 
 
+class TableKeyError(ValueError):
+    """A breakdown or a key the runs do not have (a mistake in the command): says which they have."""
+
+
 def comparison_rows(
     folders: list[str | Path],
     by: str,
@@ -151,12 +156,19 @@ def comparison_rows(
         if found:
             blocks.append((field, label, found))
     if not blocks:
-        raise ValueError(f"none of the runs breaks its results down by {by!r}")
+        groups = list(
+            dict.fromkeys(g for run in runs for field, _ in KINDS for g in run.results.get(field) or {})
+        )
+        raise TableKeyError(
+            f"--by {by!r}: none of the runs breaks its results down by it; {did_you_mean(by, groups)}"
+            f"the runs have: {', '.join(groups) or 'no breakdown at all'}"
+        )
     every = [key for _, _, found in blocks for key in found]
     unknown = [key for key in first or [] if key not in every]
     if unknown:
-        raise ValueError(
-            f"no run has {by} key {unknown[0]!r}; the keys are: {', '.join(dict.fromkeys(every))}"
+        raise TableKeyError(
+            f"--columns: no run has {by} key {unknown[0]!r}; {did_you_mean(unknown[0], every)}"
+            f"the keys are: {', '.join(dict.fromkeys(every))}"
         )
     defined = all(run.results.get("overall") is not None for run in runs)
     names: list[str] = ["run"]

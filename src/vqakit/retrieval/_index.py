@@ -271,6 +271,24 @@ def _build_index(
     return CorpusIndex(folder), report
 
 
+def _require_extras(folder: Path, text: str | None, image: str | None, store: str | None) -> None:
+    """MissingExtra, with its pip line, for an extra the embedders or the store need (those given,
+    else the index's own), before anything is written."""
+    from vqakit.extras import require_extra
+    from vqakit.models import is_api_text_embedder
+
+    meta = folder / "index.json"
+    stored = json.loads(meta.read_text(encoding="utf-8")).get("settings", {}) if meta.is_file() else {}
+    text = text or stored.get("text_embedder") or IndexSettings.text_embedder
+    image = image or stored.get("image_embedder")
+    if not is_api_text_embedder(text):
+        require_extra("embed", f"text embedder {text}")
+    if image:
+        require_extra("hf", f"image embedder {image}")
+    if (store or stored.get("store")) == "lancedb":
+        require_extra("lancedb", "the lancedb store")
+
+
 def index_benchmark(
     benchmark: Benchmark,
     folder: str | Path | None = None,
@@ -291,6 +309,7 @@ def index_benchmark(
     drops the frame tables of every localize embedder. Another process writing the same index is
     waited for (`on_wait` hears why), then what it wrote is read and reused."""
     folder = Path(folder) if folder is not None else default_index_folder(benchmark)
+    _require_extras(folder, text_embedder, image_embedder, store)
     with IndexLock(folder, on_wait=on_wait or log.info):  # the stored settings too: read once it is free
         stored = CorpusIndex(folder).settings
         if localize_embedders is None:

@@ -6,7 +6,8 @@ from vqakit.runner._checks import CheckedRun, check_run, run_protocol
 from vqakit.runner._compare import compare_run_folders
 from vqakit.runner._config import EvalConfig, RunSetupError, identity, make_config, upgrade_config
 from vqakit.runner._diff import diff_lines, diff_runs
-from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval
+from vqakit.runner._endpoints import check_endpoints
+from vqakit.runner._evaluate import EvalPlan, default_run_folder, evaluate, plan_eval, run_name
 from vqakit.runner._judge_batch import JUDGE_BATCH_RESULTS, JUDGE_BATCHES, judge_run_batched
 from vqakit.runner._lock import RunLockedError
 from vqakit.runner._ray import RayModel, on_engine
@@ -14,6 +15,7 @@ from vqakit.runner._run import (
     RunInterrupted,
     RunOutcome,
     RunProgress,
+    RunStopped,
     benchmark_hash,
     open_run,
     run_eval,
@@ -38,7 +40,9 @@ __all__ = [
     "RunOutcome",
     "RunProgress",
     "RunSetupError",
+    "RunStopped",
     "benchmark_hash",
+    "check_endpoints",
     "check_run",
     "checked_runs",
     "compare_run_folders",
@@ -58,6 +62,7 @@ __all__ = [
     "run_audit",
     "run_eval",
     "run_judges",
+    "run_name",
     "run_protocol",
     "run_sweep",
     "saved_config",

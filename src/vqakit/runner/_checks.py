@@ -9,11 +9,12 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from vqakit.extras import has_extra, install_line
+from vqakit.files import did_you_mean
 from vqakit.methods import Method, get_method
 from vqakit.prompts import check_prompt
 from vqakit.runner._config import EvalConfig, RunSetupError
 from vqakit.schema import Benchmark, Fps, Protocol, Timestamps, Uniform, parse_sampling
-from vqakit.scoring import group_keys, judges
+from vqakit.scoring import group_keys, group_names, judges
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,28 @@ def _check_settings(spec: str, settings: dict[str, Any], role: str) -> None:
 def _check_groups(config: EvalConfig, benchmark: Benchmark) -> None:
     for key in config.group_by:
         if not any(group_keys(sample, key) for sample in benchmark.samples):
+            has = benchmark_group_names(benchmark)
             raise RunSetupError(
-                f"--group-by {key}: no sample of {benchmark.card.name} has this metadata key or group"
+                f"--group-by {key}: no sample of {benchmark.card.name} has this metadata key or group; "
+                f"{did_you_mean(key, has)}its samples have: {', '.join(has) or 'none'}"
             )
+
+
+def benchmark_group_names(benchmark: Benchmark) -> list[str]:
+    """The keys a run of this benchmark can be broken down by: the registered groups any sample
+    has keys in, and every metadata key its samples set."""
+    names = [name for name in group_names() if any(group_keys(s, name) for s in benchmark.samples)]
+    for sample in benchmark.samples:
+        meta = sample.metadata.model_dump(exclude_none=True, exclude_defaults=True)
+        names += [key for key, value in meta.items() if _groupable(value)]
+    return list(dict.fromkeys(names))
+
+
+def _groupable(value: object) -> bool:
+    """A metadata value results can be broken down by: a word or number, or a list of words."""
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(item, str) for item in value)
+    return isinstance(value, str | int | float | bool) and value != ""
 
 
 def samples_no_frames(spec_text: str) -> bool:
@@ -144,7 +164,9 @@ def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool
         _check_settings(spec, config.judge_args.get(name, {}), f"judge {name}")
     unknown = sorted(name for name in config.judge_args if name not in registered)
     if unknown:
-        raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}")
+        known = ", ".join(sorted(registered))
+        hint = did_you_mean(unknown[0], registered)
+        raise RunSetupError(f"--judge-arg for unknown judge {', '.join(unknown)}; {hint}known: {known}")
     _check_groups(config, benchmark)
     if protocol.input == "video":
         _check_video_input(config, method, protocol)

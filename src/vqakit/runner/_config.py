@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from vqakit.files import did_you_mean
 from vqakit.methods import get_method, option_names
 from vqakit.scoring import judges
 
@@ -28,6 +29,8 @@ RESUMABLE_FIELDS = (
     "judge_batch_poll_s",
     "judge_batch_wait",
     "frame_cache",  # the frame store changes how frames are had, not which frames are sent
+    "request_timeout_s",  # time limits change how long calls wait, not what they ask
+    "total_timeout_s",
 )
 
 # Fields EvalConfig had before methods owned their options and judges were plug-ins. Run folders
@@ -82,6 +85,10 @@ class EvalConfig(BaseModel):
     judge_batch_poll_s: float = Field(30.0, gt=0)  # seconds between polls of a running batch
     judge_batch_wait: bool = True  # False: submit (or poll once) and stop, leaving judgments pending
     frame_cache: bool = True  # keep encoded frames in the frame store of the cache folder
+    # seconds one request / one call with its retries may take (None: 120 / 600; `?timeout=`
+    # and `?total_timeout=` in a model's spec win for that model)
+    request_timeout_s: float | None = Field(None, gt=0)
+    total_timeout_s: float | None = Field(None, gt=0)
 
     @model_validator(mode="before")
     @classmethod
@@ -94,8 +101,9 @@ class EvalConfig(BaseModel):
         registered = judges()
         unknown = sorted(name for name in value if name not in registered)
         if unknown:
+            hint = did_you_mean(unknown[0], registered)
             raise ValueError(
-                f"unknown judge {', '.join(unknown)}; known: {', '.join(sorted(registered)) or 'none'}"
+                f"unknown judge {', '.join(unknown)}; {hint}known: {', '.join(sorted(registered)) or 'none'}"
             )
         return {name: spec for name, spec in value.items() if spec}
 
@@ -112,6 +120,11 @@ class EvalConfig(BaseModel):
     def options(self) -> BaseModel:
         """The method's validated options (raises MethodSetupError naming a bad one)."""
         return get_method(self.method).parse_options(self.method_args)
+
+    def time_limits(self) -> dict[str, float]:
+        """The run's time limits as `Model` keyword arguments (those given)."""
+        given = {"request_timeout_s": self.request_timeout_s, "total_timeout_s": self.total_timeout_s}
+        return {key: value for key, value in given.items() if value is not None}
 
 
 def _settings(given: dict[str, Any]) -> dict[str, Any]:
@@ -166,11 +179,27 @@ def identity(config: dict[str, Any]) -> dict[str, Any]:
         merged["method_args"] = method.parse_options(merged["method_args"]).model_dump(mode="json")
     except ValueError:
         pass  # an unknown method or bad options stay as written, so they differ visibly
+    _specs_without_limits(merged)
     return {
         key: list(value) if isinstance(value, tuple) else value
         for key, value in merged.items()
         if key not in RESUMABLE_FIELDS
     }
+
+
+def _specs_without_limits(config: dict[str, Any]) -> None:
+    """The model specs of a config without their time limits (`?timeout=`), which a resumed
+    run may change."""
+    from vqakit.models import without_limits
+
+    for key in ("model", "fallback"):
+        if isinstance(config.get(key), str):
+            config[key] = without_limits(config[key])
+    if isinstance(config.get("judges"), dict):
+        config["judges"] = {
+            name: without_limits(spec) if isinstance(spec, str) else spec
+            for name, spec in config["judges"].items()
+        }
 
 
 def _protocol_with_defaults(protocol: dict[str, Any]) -> dict[str, Any]:
@@ -203,4 +232,6 @@ _FLAGS = {
     "method_args": "--method-arg",
     "judges": "--judge",
     "judge_batch_poll_s": "--judge-batch-poll",
+    "request_timeout_s": "--request-timeout",
+    "total_timeout_s": "--total-timeout",
 }

@@ -9,9 +9,9 @@ Both call the same method with the same context, so predictions are the same (ti
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vqakit.methods import FrameProvider, FrameStats, MethodContext, get_method
 from vqakit.runner._config import EvalConfig
@@ -20,6 +20,7 @@ from vqakit.runner._plan import planned
 from vqakit.schema import Benchmark, Prediction, Protocol, SampleMediaChecks
 
 Record = Callable[[list[Prediction]], None]
+T = TypeVar("T")
 
 
 async def predict(
@@ -121,12 +122,15 @@ def make_context(
         from vqakit.models import Model
 
         settings = config.model_args or None
+        limits = config.time_limits()
         fallback = (
-            Model(config.fallback, concurrency=config.concurrency, settings=settings)
+            Model(config.fallback, concurrency=config.concurrency, settings=settings, **limits)
             if config.fallback
             else None
         )
-        model = Model(config.model, concurrency=config.concurrency, fallback=fallback, settings=settings)
+        model = Model(
+            config.model, concurrency=config.concurrency, fallback=fallback, settings=settings, **limits
+        )
     return MethodContext(
         root=benchmark.root,
         protocol=protocol,
@@ -137,6 +141,41 @@ def make_context(
         artifacts=folder,
         frames=_frames(config, model, pool),
     )
+
+
+class EndpointStopped(Exception):
+    """A run stopped because an endpoint's last requests all failed the same way."""
+
+    def __init__(self, down: Any) -> None:
+        super().__init__(str(down))
+        self.down = down
+
+
+def run_stopping(work: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(work)`, stopped (EndpointStopped) when the requests of its model calls to one
+    endpoint keep failing the same way (`vqakit.models.stopping_failing_endpoints`): the work is
+    cancelled, so what it finished (and recorded in its `finally`) is kept, and nothing more is
+    asked of a server that is down."""
+    from vqakit.models import stopping_failing_endpoints
+
+    async def main() -> T:
+        task = asyncio.current_task()
+        tripped: list[Any] = []
+
+        def stop(down: Any) -> None:
+            tripped.append(down)
+            if task is not None:
+                task.cancel()
+
+        with stopping_failing_endpoints(stop):
+            try:
+                return await work
+            except asyncio.CancelledError:
+                if tripped:
+                    raise EndpointStopped(tripped[0]) from None
+                raise
+
+    return asyncio.run(main())
 
 
 def run_local(
@@ -151,7 +190,7 @@ def run_local(
     pool = DecodePool()
     context = make_context(config, benchmark, protocol, folder, pool)
     try:
-        asyncio.run(predict(samples, config, context, on_predictions))
+        run_stopping(predict(samples, config, context, on_predictions))
     finally:
         pool.shutdown()
     return context.frames.stats

@@ -23,11 +23,26 @@ OFFLINE_BASELINES = ("random", "text-similarity")
 EMBED_EXTRA = "pip install 'vqakit[embed]'"
 
 
+def run_name(benchmark: Benchmark) -> str:
+    """What the run folders of a benchmark are named after: the folder the user gave (a shipped
+    benchmark's is its name) and its card's version, unless the folder's name ends with it
+    already; so two copies or versions of one benchmark never share a run folder."""
+    name = benchmark.root.resolve().name
+    version = slug(benchmark.card.version, max_length=40)
+    return name if name.endswith(version) else f"{name}-{version}"
+
+
 def default_run_folder(
-    benchmark_name: str, method: str, model: str | None = None, root: str | Path = "runs", suffix: str = ""
+    benchmark: Benchmark | str,
+    method: str,
+    model: str | None = None,
+    root: str | Path = "runs",
+    suffix: str = "",
 ) -> Path:
-    """`runs/<benchmark>-<method>[-<model>][-<suffix>]`, the model named by the end of its spec."""
-    name = f"{slug(benchmark_name, max_length=120)}-{method}"
+    """`runs/<benchmark>-<method>[-<model>][-<suffix>]`: the benchmark by its folder and version
+    (`run_name`; a string is taken as it is), the model by the end of its spec."""
+    named = benchmark if isinstance(benchmark, str) else run_name(benchmark)
+    name = f"{slug(named, max_length=120)}-{method}"
     if model:
         name += "-" + slug(model.split("#")[-1], empty="model")
     return Path(root) / (f"{name}-{suffix}" if suffix else name)
@@ -68,7 +83,7 @@ def plan_eval(settings: dict[str, Any], out: str | Path | None = None) -> EvalPl
         if out is not None and len(chosen) == 1:
             folder = Path(out)
         else:
-            folder = default_run_folder(benchmark.card.name, name, model, out or "runs")
+            folder = default_run_folder(benchmark, name, model, out or "runs")
         configs.append((config, folder))
     return EvalPlan(configs, notes, benchmark)
 
@@ -83,9 +98,11 @@ def evaluate(
     on_progress: Callable[[RunProgress], None] | None = None,
     on_done: Callable[[EvalConfig, RunOutcome], None] | None = None,
     set_aside_bad_lines: bool = False,
+    preflight: bool = True,
 ) -> list[RunOutcome]:
     """Make every run of `plan_eval` in turn (each resumable), reporting as they go
-    (`set_aside_bad_lines`: see `run_eval`)."""
+    (`set_aside_bad_lines`: see `run_eval`). `preflight`: each run's model endpoints are checked
+    before its folder is written (`run_eval`)."""
     plan = plan_eval(settings, out)
     if on_notes and plan.notes:
         on_notes(plan.notes)
@@ -102,6 +119,7 @@ def evaluate(
             on_note=note,
             benchmark=plan.benchmark,
             set_aside_bad_lines=set_aside_bad_lines,
+            preflight=preflight,
         )
         outcomes.append(outcome)
         if on_done:

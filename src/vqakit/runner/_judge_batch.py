@@ -75,7 +75,12 @@ async def judge_run_batched(
     journal = BatchJournal(folder / JUDGE_BATCHES, folder / JUDGE_BATCH_RESULTS)
     batcher = Batcher(journal, poll_s=config.judge_batch_poll_s, on_note=note)
     models = {
-        name: Model(spec, concurrency=config.concurrency, settings=config.judge_args.get(name) or None)
+        name: Model(
+            spec,
+            concurrency=config.concurrency,
+            settings=config.judge_args.get(name) or None,
+            **config.time_limits(),
+        )
         for name, spec in config.judges.items()
     }
     wrapped: dict[str, Any] = {name: batcher.wrap(model) for name, model in models.items()}

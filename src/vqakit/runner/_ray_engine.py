@@ -17,7 +17,7 @@ every host sees); `VQAKIT_CACHE_DIR` of the driver goes to the workers (`_ray.co
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
 import math
 from functools import lru_cache
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._engines import Record, make_context, predict
+from vqakit.runner._engines import EndpointStopped, Record, make_context, predict, run_stopping
 from vqakit.runner._plan import by_video
 from vqakit.runner._ray import TASK_RETRIES, cluster_cpus, connect
 from vqakit.schema import Benchmark, Prediction, Protocol
@@ -33,6 +33,8 @@ from vqakit.schema import Benchmark, Prediction, Protocol
 log = logging.getLogger(__name__)
 
 BATCH_ATTEMPTS = 3
+STOPPED = "endpoint_stopped"  # a batch's last line when its endpoint stopped it (`run_stopping`)
+_STOP = json.dumps({STOPPED: ""})[:-3]
 TASKS_PER_CPU = 3  # tasks queued at once per CPU of the cluster
 
 
@@ -60,8 +62,12 @@ def _predict_batch(
     found: list[Prediction] = []
     protocol = Protocol.model_validate_json(protocol_json)
     context = make_context(config, _worker_benchmark(root), protocol, Path(folder))
-    asyncio.run(predict(samples, config, context, found.extend))
-    return [prediction.model_dump_json() for prediction in found]
+    stopped = []
+    try:
+        run_stopping(predict(samples, config, context, found.extend))
+    except EndpointStopped as error:  # the driver stops the run: said after what was finished
+        stopped = [json.dumps({STOPPED: str(error)})]
+    return [prediction.model_dump_json() for prediction in found] + stopped
 
 
 def run_ray(
@@ -99,7 +105,13 @@ def run_ray(
         done, _ = ray.wait(list(pending), num_returns=1)
         index, attempt = pending.pop(done[0])
         try:
-            found = [Prediction.model_validate_json(text) for text in ray.get(done[0])]
+            lines = ray.get(done[0])
+            found = [Prediction.model_validate_json(text) for text in lines if not text.startswith(_STOP)]
+            if len(found) < len(lines):  # an endpoint failing: stop the run, keeping what is done
+                record(found)
+                for running in pending:
+                    ray.cancel(running)
+                raise EndpointStopped(json.loads(lines[-1])[STOPPED])
         except ray.exceptions.RayError as error:
             why = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             if attempt < BATCH_ATTEMPTS:

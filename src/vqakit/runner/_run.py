@@ -20,7 +20,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,8 @@ from vqakit.methods import FrameStats
 from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._engines import run_local
+from vqakit.runner._endpoints import check_endpoints, time_limits
+from vqakit.runner._engines import EndpointStopped, run_local, run_stopping
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
@@ -66,6 +67,19 @@ class RunInterrupted(KeyboardInterrupt):
         self.folder, self.kept = folder, kept
 
 
+class RunStopped(Exception):
+    """An endpoint's last requests all failed the same way (a server down or gone wrong during
+    the run): the run stopped instead of failing every sample, keeping every answer finished
+    before it; the same command resumes."""
+
+    def __init__(self, folder: Path, kept: int, why: str) -> None:
+        super().__init__(
+            f"stopped: {why}; {kept} answers kept in {folder}; fix the server or the model spec and "
+            "rerun the same command to resume"
+        )
+        self.folder, self.kept = folder, kept
+
+
 @dataclass(frozen=True)
 class RunProgress:
     """How far a run is: samples with an outcome of `total`, of which `errors` failed and
@@ -85,6 +99,7 @@ class RunOutcome:
     results: dict[str, Any]
     judgments_pending: int = 0  # judgments waiting on a provider batch (`judge_batch_wait=False`)
     frames: FrameStats | None = None  # how the frames were had (local engine)
+    unused_judges: list[str] = field(default_factory=list)  # given, and no sample needed them
 
 
 def benchmark_hash(benchmark: Benchmark) -> str:
@@ -188,6 +203,7 @@ def run_eval(
     allow_no_frames: bool = False,
     benchmark: Benchmark | None = None,
     set_aside_bad_lines: bool = False,
+    preflight: bool = False,
 ) -> RunOutcome:
     """Run `config` into folder `out` (resuming what is there, retrying samples that ended in an
     error unless `config.keep_errors`), then score it. Everything is checked before the folder
@@ -196,12 +212,18 @@ def run_eval(
     not, unless `set_aside_bad_lines` moves them into quarantine files first, each move told to
     `on_note`). `on_progress(RunProgress)` follows the samples; `on_note` hears how judges'
     batches go. `benchmark`: `config.bench` already loaded (reading a large benchmark takes
-    seconds). Ctrl-C raises `RunInterrupted`, with what was finished kept; the folder's lock is
+    seconds). `preflight`: check that each model's endpoint answers before the folder is written
+    (`check_endpoints`; notes go to `on_note`). Ctrl-C raises `RunInterrupted`, and an endpoint
+    whose requests keep failing `RunStopped`, with what was finished kept; the folder's lock is
     released and its file removed however the run ends."""
     benchmark = benchmark or load_benchmark(config.bench)
     folder = Path(out)
     check_run_out(folder, benchmark.root)
     checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
+    if preflight:
+        for note in check_endpoints([config]):
+            if on_note:
+                on_note(note)
     if new_run and (folder / CONFIG).exists():
         folder = _fresh_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -252,6 +274,7 @@ def _write_run_files(
         **_input_record(config, checked),
         "prompt_hashes": prompts,
         "images": _images_line(config),
+        "time_limits": time_limits(config),
     }
     participant = checked.method.participant(checked.options)
     if participant is not None:
@@ -289,6 +312,9 @@ def _run_locked(
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
         raise RunInterrupted(folder, sum(1 for s in samples if log.done(s.id))) from None
+    except EndpointStopped as stopped:
+        log.close()
+        raise RunStopped(folder, sum(1 for s in samples if log.done(s.id)), str(stopped)) from None
     finally:
         log.close()
 
@@ -340,9 +366,8 @@ def _run_logged(
         if uses_batches(config, folder):
             pending = asyncio.run(judge_run_batched(config, samples, finished, judgments, folder, on_note))
         elif config.judges:
-            asyncio.run(
-                judge_run(config.judges, samples, finished, judgments, config.concurrency, config.judge_args)
-            )
+            specs, settings, limits = config.judges, config.judge_args, config.time_limits()
+            run_stopping(judge_run(specs, samples, finished, judgments, config.concurrency, settings, limits))
         results = write_scores(
             folder,
             benchmark,
@@ -358,7 +383,9 @@ def _run_logged(
             judges=tuple(config.judges),
             frames=frame_totals,
         )
-    return RunOutcome(folder, finished_before, len(todo), results, pending, frames)
+    graded = {kind for kind, _ in judgments.records}
+    unused = [name for name in config.judges if name not in graded] if not pending else []
+    return RunOutcome(folder, finished_before, len(todo), results, pending, frames, unused)
 
 
 def _size(path: Path) -> int:

@@ -60,7 +60,10 @@ def score_run(
             pending = asyncio.run(batched)
         elif config.judges:
             specs, settings = config.judges, config.judge_args
-            asyncio.run(judge_run(specs, samples, predictions, judgments, config.concurrency, settings))
+            limits = config.time_limits()
+            asyncio.run(
+                judge_run(specs, samples, predictions, judgments, config.concurrency, settings, limits)
+            )
         return write_scores(
             run.path,
             benchmark,

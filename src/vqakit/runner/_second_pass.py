@@ -132,14 +132,16 @@ async def judge_run(
     log: JudgmentLog,
     concurrency: int,
     settings: dict[str, dict[str, Any]] | None = None,
+    limits: dict[str, float] | None = None,
 ) -> None:
-    """`run_judges` with models made from specs ({judge name: spec}) and their generation
-    settings ({judge name: settings}), closed afterwards."""
+    """`run_judges` with models made from specs ({judge name: spec}), their generation settings
+    ({judge name: settings}) and the run's time limits (`EvalConfig.time_limits`), closed
+    afterwards."""
     from vqakit.models import Model
 
     settings = settings or {}
     models = {
-        name: Model(spec, concurrency=concurrency, settings=settings.get(name) or None)
+        name: Model(spec, concurrency=concurrency, settings=settings.get(name) or None, **(limits or {}))
         for name, spec in specs.items()
     }
     try:

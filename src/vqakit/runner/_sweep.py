@@ -15,7 +15,9 @@ from typing import Any
 from vqakit.benchmarks import load_benchmark
 from vqakit.files import slug, write_text_atomic, writing_folder
 from vqakit.methods import MethodSetupError, get_method
+from vqakit.runner._checks import check_run
 from vqakit.runner._config import EvalConfig
+from vqakit.runner._endpoints import check_endpoints
 from vqakit.runner._run import RunOutcome, RunProgress, run_eval
 from vqakit.runs import is_run_folder
 from vqakit.schema import Benchmark
@@ -71,13 +73,19 @@ def run_sweep(
     out: str | Path,
     *,
     on_progress: Callable[[str, RunProgress], None] | None = None,
+    preflight: bool = False,
 ) -> list[tuple[Any, RunOutcome]]:
     """One run per value into `out/<parameter>=<value>`, then sweep.json and sweep.html.
     `on_progress(value, RunProgress)` follows each run's samples. `out` must be new, empty or a
-    sweep's folder (resumed), outside the benchmark (`OutFolderRefused`)."""
+    sweep's folder (resumed), outside the benchmark (`OutFolderRefused`). `preflight`: the first
+    run is checked, its model endpoints included (`check_endpoints`), before anything is written."""
     if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
         raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
     benchmark = load_benchmark(base.bench)
+    if preflight and values:
+        first = _with(base, parameter, values[0])
+        check_run(first, benchmark, allow_no_frames=True)
+        check_endpoints([first])
     with writing_folder(out, "sweep", inputs=[benchmark.root], legacy=_swept_before_markers) as folder:
         return _sweep(base, parameter, values, folder, benchmark, on_progress)
 

@@ -90,6 +90,7 @@ class BenchmarkCard(BaseModel):
     groups: list[NonEmpty] = []  # metadata keys broken down in every run, beyond the default groups
     # the benchmark's own results table (columns, merges, headline): `vqakit table` prints it
     official: OfficialTable | None = None
+    split: str | None = None  # the release's split the samples come from (set by the importers)
 
     @field_validator("name")
     @classmethod

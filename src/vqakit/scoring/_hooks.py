@@ -76,6 +76,12 @@ def default_groups() -> tuple[str, ...]:
     return tuple(g.name for g in sorted(_GROUPS.values(), key=lambda g: g.rank) if g.default)
 
 
+def group_names() -> tuple[str, ...]:
+    """Every registered group (default or not), for listing what `--group-by` takes."""
+    load_plugins()
+    return tuple(_GROUPS)
+
+
 def group_keys(sample: Sample, group: str) -> list[str]:
     """The keys of `sample` in `group`: a registered group's function, else the metadata value
     of that name (named fields first, then extra keys; each item of a list)."""

@@ -96,7 +96,7 @@ class ParticipantRun:
             subset=settings.subset.ids if settings.subset else None,
             draw=settings.subset.how if settings.subset else None,
         )
-        self.folder = default_run_folder(benchmark.card.name, HUMAN, root=settings.runs, suffix=participant)
+        self.folder = default_run_folder(benchmark, HUMAN, root=settings.runs, suffix=participant)
         self.config = make_config(
             {
                 "bench": bench,

@@ -193,7 +193,7 @@ def apply_review(
         elif kept is not None:
             samples.append(kept.model_dump(mode="json", exclude_defaults=True))
     card = yaml.safe_load((benchmark.root / CARD).read_text(encoding="utf-8"))
-    card["version"] = version or f"{benchmark.card.version}+review"
+    card["version"] = version or reviewed_version(benchmark.card.version)
     card["review"] = ReviewRecord(
         source=f"{benchmark.card.name} {benchmark.card.version}",
         source_hash=source_hash,
@@ -222,6 +222,16 @@ def apply_review(
             problems = [_named(p, stage, benchmark.root) for p in error.problems]
             raise BenchmarkError(benchmark.root, problems) from None
     return outcome
+
+
+def reviewed_version(version: str) -> str:
+    """The version a review gives by default: `1.0` -> `1.0+review`, `1.0+review` ->
+    `1.0+review.2`, ...; never the source's, so runs of the two never share a folder."""
+    base, _, count = version.partition("+review")
+    if base == version:
+        return f"{version}+review"
+    number = int(count.removeprefix(".")) if count.removeprefix(".").isdigit() else 1
+    return f"{base}+review.{number + 1}"
 
 
 def _named(problem: Problem, stage: Path, source: Path) -> Problem:

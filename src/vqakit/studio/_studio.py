@@ -271,11 +271,7 @@ class Studio:
             folders = {run.folder for (key, _), run in self._runs.items() if key == workspace.key}
         for person in self.settings.people:
             if person.role == "participant":
-                folders.add(
-                    default_run_folder(
-                        benchmark.card.name, HUMAN, root=self.settings.runs, suffix=person.name
-                    )
-                )
+                folders.add(default_run_folder(benchmark, HUMAN, root=self.settings.runs, suffix=person.name))
         return [
             p
             for folder in sorted(folders)

@@ -3,7 +3,7 @@
 ```
 README.md                               dataset card: the Hub's YAML header (license, configs,
                                         dataset_info with the features), then what the columns are
-data/test-00000-of-0000N.parquet        the rows (`_export_rows`), in shards of at most 10,000
+data/<split>-00000-of-0000N.parquet     the rows (`_export_rows`), in shards of at most 10,000
 corpus/clips-*.parquet, passages-*     the retrieval corpora, if any (configs `clips`, `passages`)
 vqakit/mapping.yaml                     reads the rows back: vqakit import table DIR --map
                                         DIR/vqakit/mapping.yaml --videos DIR/media (or BENCH/media)
@@ -11,7 +11,8 @@ vqakit/corpus/*.jsonl                   the corpora in vqakit's own form, which 
 media/...                               the videos and subtitles, with --with-media
 ```
 
-`datasets.load_dataset(DIR)` reads it as one split, `test`; so does the Hub once uploaded.
+`datasets.load_dataset(DIR)` reads it as one split, named by `--split` (default: the split the
+card names, as an import records it, else `test`); so does the Hub once uploaded.
 Videos are referenced by their path under `media/` (the benchmark's, or the export's with
 `--with-media`), never embedded in the Parquet files.
 """
@@ -91,29 +92,47 @@ def _features(table: Any) -> list[dict[str, Any]]:
     return Features.from_arrow_schema(table.schema)._to_yaml_list()
 
 
-def _license(text: str) -> dict[str, str]:
-    """The Hub's license fields: a license id it knows, else `other` with a name."""
-    known = {
-        "apache-2.0",
-        "mit",
-        "cc-by-4.0",
-        "cc-by-sa-4.0",
-        "cc-by-nc-4.0",
-        "cc-by-nc-sa-4.0",
-        "cc0-1.0",
-        "cc-by-3.0",
+# license ids the Hub knows (huggingface.co/docs/hub/repositories-licenses), as a card may name them
+HUB_LICENSES = (
+    "apache-2.0", "mit", "bsd-2-clause", "bsd-3-clause", "bsl-1.0", "isc", "mpl-2.0", "unlicense",
+    "zlib", "gpl-2.0", "gpl-3.0", "lgpl-2.1", "lgpl-3.0", "agpl-3.0", "epl-2.0", "eupl-1.2", "wtfpl",
+    "cc0-1.0", "cc-by-2.0", "cc-by-2.5", "cc-by-3.0", "cc-by-4.0", "cc-by-sa-3.0", "cc-by-sa-4.0",
+    "cc-by-nc-2.0", "cc-by-nc-3.0", "cc-by-nc-4.0", "cc-by-nd-4.0", "cc-by-nc-nd-3.0",
+    "cc-by-nc-nd-4.0", "cc-by-nc-sa-2.0", "cc-by-nc-sa-3.0", "cc-by-nc-sa-4.0", "cdla-permissive-2.0",
+    "cdla-sharing-1.0", "odc-by", "odbl", "pddl", "openrail", "llama2", "llama3", "gemma",
+)  # fmt: skip
+LICENSE_FILE = "LICENSE.md"  # the card's license text, where it names no license the Hub knows
+
+
+def hub_license(text: str) -> dict[str, str]:
+    """The Hub's license fields for a card's license text: the one known license id it names
+    (`Apache-2.0`, `CC BY-NC-SA 4.0`, `MIT for the annotations, ...`), else `other`, named
+    `other` and linked to LICENSE.md, which holds the text as written."""
+    words = text.lower().replace("_", " ")
+    words = re.sub(r"\bapache(?: license)?,?(?: version)?[ -]+2\.0", "apache-2.0", words)
+    words = re.sub(
+        r"\bcc[ -]+by((?:[ -]+(?:nc|nd|sa))*)[ -]+(\d\.\d)",
+        lambda m: "-".join(["cc-by", *m.group(1).replace("-", " ").split(), m.group(2)]),
+        words,
+    )
+    words = re.sub(r"\bcc0\b(?![-.]1)|\bcc[ -]zero\b", "cc0-1.0", words)
+    found = {
+        license
+        for license in HUB_LICENSES
+        if re.search(rf"(?<![\w.-]){re.escape(license)}(?![\w-]|\.\d)", words)
     }
-    lowered = text.strip().lower()
-    if lowered in known:
-        return {"license": lowered}
-    return {
-        "license": "other",
-        "license_name": re.sub(r"[^a-z0-9]+", "-", lowered).strip("-")[:64] or "unknown",
-    }
+    if len(found) == 1:
+        return {"license": found.pop()}
+    return {"license": "other", "license_name": "other", "license_link": LICENSE_FILE}
 
 
 def dataset_card(
-    benchmark: Benchmark, rows: list[dict[str, Any]], shards: list[Path], out: Path, corpus: list[Path]
+    benchmark: Benchmark,
+    rows: list[dict[str, Any]],
+    shards: list[Path],
+    out: Path,
+    corpus: list[Path],
+    split: str = SPLIT,
 ) -> str:
     """README.md: the Hub's YAML header and a description of the columns."""
     card = benchmark.card
@@ -121,25 +140,25 @@ def dataset_card(
     configs: list[dict[str, Any]] = [
         {
             "config_name": "default",
-            "data_files": [{"split": SPLIT, "path": [str(p.relative_to(out)) for p in shards]}],
+            "data_files": [{"split": split, "path": [str(p.relative_to(out)) for p in shards]}],
         }
     ]
     configs += [
         {
             "config_name": path.stem.split("-")[0],
-            "data_files": [{"split": SPLIT, "path": str(path.relative_to(out))}],
+            "data_files": [{"split": split, "path": str(path.relative_to(out))}],
         }
         for path in corpus
     ]
     header: dict[str, Any] = {
-        **_license(card.license),
+        **hub_license(card.license),
         "pretty_name": card.name,
         "task_categories": ["video-text-to-text"],
         "tags": ["video", "question-answering", "vqakit"],
         "configs": configs,
         "dataset_info": {
             "features": _features(table),
-            "splits": [{"name": SPLIT, "num_bytes": table.nbytes, "num_examples": len(rows)}],
+            "splits": [{"name": split, "num_bytes": table.nbytes, "num_examples": len(rows)}],
             "dataset_size": table.nbytes,
         },
     }
@@ -184,23 +203,38 @@ def dataset_card(
     return "\n".join(lines) + "\n"
 
 
-def export_hf(benchmark: Benchmark, out: str | Path, *, with_media: bool = False) -> BenchExport:
-    """Write `benchmark` as a Hugging Face dataset folder at `out` (see the module's docstring)."""
+def check_split(split: str) -> str:
+    """A split name the Hub and `datasets` take (`val`, `test`, `validation.v2`), else ValueError."""
+    if not re.fullmatch(r"\w+(\.\w+)*", split):
+        raise ValueError(f"split {split!r}: a split name is letters, digits and _ (e.g. val, test)")
+    return split
+
+
+def export_hf(
+    benchmark: Benchmark, out: str | Path, *, with_media: bool = False, split: str | None = None
+) -> BenchExport:
+    """Write `benchmark` as a Hugging Face dataset folder at `out` (see the module's docstring);
+    its rows are the split `split` (default: the card's, else `test`)."""
     out = Path(out)
+    split = check_split(split or benchmark.card.split or SPLIT)
     rows, metadata = benchmark_rows(benchmark)
     remove_folder_files(out, ["data", "corpus", "vqakit"])
-    shards = write_shards(rows, out / "data")
+    shards = write_shards(rows, out / "data", split)
     corpus = [
         path
         for name, table in corpus_rows(benchmark).items()
         for path in write_shards(table, out / "corpus", name)
     ]
     copied = copy_corpus(benchmark, out / "vqakit" / "corpus")
-    write_text_atomic(out / "README.md", dataset_card(benchmark, rows, shards, out, corpus))
+    write_text_atomic(out / "README.md", dataset_card(benchmark, rows, shards, out, corpus, split))
+    other = hub_license(benchmark.card.license)["license"] == "other"
+    if other:  # the text as written, where the YAML header can only say `other`
+        write_text_atomic(out / LICENSE_FILE, f"# License\n\n{benchmark.card.license.strip()}\n")
     mapping = export_mapping(benchmark, metadata)
     write_text_atomic(
         out / "vqakit" / "mapping.yaml", yaml.safe_dump(mapping, sort_keys=False, allow_unicode=True)
     )
     placed = copy_media(benchmark, rows, out) if with_media else 0
     files = [*shards, *corpus, *copied, out / "README.md", out / "vqakit" / "mapping.yaml"]
+    files += [out / LICENSE_FILE] if other else []
     return BenchExport(out, len(rows), files, placed)

@@ -38,6 +38,11 @@ VideoHook = Callable[[Path, str], Path]  # (found file or folder, relative path)
 SubtitleHook = Callable[[Path, dict[str, Any]], str]  # (found file, row) -> SRT text to write
 
 
+def first_of(lines: list[str], shown: int = 20) -> list[str]:
+    """The first `shown` lines, and `... and N more` for the rest."""
+    return lines[:shown] + ([f"... and {len(lines) - shown} more"] if len(lines) > shown else [])
+
+
 class NothingImported(InputError):
     """No row of a table could be imported (the first problems are in the message)."""
 
@@ -97,6 +102,8 @@ def default_card(mapping: TableMapping, name: str, source: Source) -> dict[str, 
     card.setdefault("license", "see the release this was imported from")
     split = f" (split {source.split})" if source.split else ""
     card.setdefault("description", f"Imported by `vqakit import table` from {source.path.name}{split}.")
+    if source.split:
+        card.setdefault("split", source.split)
     given = card.get("groups", [])
     if isinstance(given, list):  # anything else is left for the card's check to name
         named = [mapping.rename.get(g, g) for g in mapping.groups]
@@ -148,12 +155,10 @@ def import_rows(
             samples.append(added)
     media, texts = seen.media, seen.texts
     if not samples:
-        missing = [f"missing video {v}" for v in list(report.missing_videos)[:20]]
-        unreadable = [
-            f"unreadable video {v}: {why}" for v, why in list(report.unreadable_videos.items())[:20]
-        ]
-        listed = "\n".join(report.problems[:20] + missing + unreadable)
-        raise NothingImported(f"{source.path}: no row could be imported\n{listed}".rstrip())
+        missing = [f"missing video {v}" for v in report.missing_videos]
+        unreadable = [f"unreadable video {v}: {why}" for v, why in report.unreadable_videos.items()]
+        listed = [line for lines in (report.problems, missing, unreadable) for line in first_of(lines)]
+        raise NothingImported("\n".join([f"{source.path}: no row could be imported", *listed]))
     out.parent.mkdir(parents=True, exist_ok=True)
     # converted subtitles are media like any other: the folder writer places and checks them
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.subtitles.", dir=out.parent) as converted:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vqakit.extras import install_line
+from vqakit.extras import MissingExtra, install_line
 from vqakit.files import InputError, find_unusable, one_line, parse_yaml, read_table, read_text, reading
 
 TEXT_SUFFIXES = {
@@ -136,7 +136,7 @@ def _parquet(paths: list[Path], label: Path, split: str | None) -> Source:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise SourceError(
+        raise MissingExtra(
             f"{label}: reading Parquet needs the tables extra: {install_line('tables')}"
         ) from None
 
@@ -234,7 +234,7 @@ def _datasets_folder(folder: Path, split: str | None) -> Source:
     try:
         import datasets
     except ImportError:
-        raise SourceError(
+        raise MissingExtra(
             f"{folder}: a datasets folder needs the tables extra: {install_line('tables')}"
         ) from None
     rows: list[SourceRow] = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vqakit.files import find_unusable, one_line
+from vqakit.files import InputError, find_unusable, one_line
 from vqakit.systems.presets.release import import_release, release_object, rows_source, split_of
 from vqakit.tables import Preset, TableImport, read_source, register_preset
 
@@ -27,9 +27,23 @@ SPLITS = ("val", "test", "train")
 GROUPS = {"C": "Causal", "T": "Temporal", "D": "Descriptive"}
 
 
+def _csv_folder(release: Path, split: str) -> Path:
+    """Where the split's CSV is: RELEASE itself (the `dataset/nextqa` folder) or, for the
+    repository's root, RELEASE/dataset/nextqa; InputError naming both when neither has it."""
+    places = [release] if release.name == "nextqa" and release.parent.name == "dataset" else []
+    places = places or [release, release / "dataset" / "nextqa"]
+    for folder in places:
+        if (folder / f"{split}.csv").is_file():
+            return folder
+    where = " nor ".join(str(folder) for folder in places)
+    raise InputError(
+        f"{split}.csv is in neither {where}" if len(places) > 1 else f"{split}.csv is not in {where}"
+    )
+
+
 def import_nextqa(release: Path, videos: Path, out: Path, split: str | None = None) -> TableImport:
     chosen = split_of(split, SPLITS)
-    folder = release if (release / f"{chosen}.csv").is_file() else release / "dataset" / "nextqa"
+    folder = _csv_folder(release, chosen)
     table = read_source(folder / f"{chosen}.csv")
     mapped = folder / "map_vid_vidorID.json"
     where = release_object(mapped, "video: folder/id") if mapped.exists() else None

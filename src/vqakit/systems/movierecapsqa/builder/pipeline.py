@@ -80,6 +80,11 @@ def check_inputs(recaps: Sequence[RecapInput], embedder: Any, out: Path | None =
     to their real files). A recap file missing or unreadable drops that recap at its stage."""
     if not recaps:
         raise InputError("no recaps given")
+    from vqakit.extras import require_extra
+
+    require_extra("scenes", "vqakit build movierecapsqa (shots are found with PySceneDetect)")
+    if isinstance(embedder, str) and embedder.startswith("clip:"):
+        require_extra("hf", f"the image embedder {embedder}")
     if out is not None:
         refuse_links(out)
     ids = [recap.video_id for recap in recaps]
