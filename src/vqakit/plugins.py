@@ -8,6 +8,13 @@ folders with decorators when it is imported; a backend package registers its bac
 `load_backends()`) before answering a look-up, so a look-up made from any layer sees every
 plug-in; importing is by name (here), never by a lower layer importing a higher one.
 
+Two tiers, so that a run imports only what it uses. A system's package (its `__init__`)
+registers what every run consults (scoring and report hooks, judges, validation checks, prompt
+folders) and declares what is found by name (methods: `vqakit.methods.declare_method`); the
+modules of the rest (its methods, builders, importers) it names with `defer`. The registries a
+run consults call `load_systems()`, which imports the systems' packages; listings and the
+registries of other commands call `load_plugins()`, which also imports the deferred modules.
+
 Backends have their own group: a backend is not a benchmark system, and a model spec (parsed in
 every worker process) should not import every system to find its backend.
 """
@@ -26,20 +33,34 @@ BACKENDS_GROUP = "vqakit.backends"
 _BUILT_IN = "vqakit.systems"
 
 _lock = threading.RLock()
-_state = {"loaded": False, "loading": False, "backends": False, "loading_backends": False}
+_state = {
+    "systems": False,
+    "loading_systems": False,
+    "loaded": False,
+    "loading": False,
+    "backends": False,
+    "loading_backends": False,
+}
 failures: dict[str, str] = {}  # entry point name -> why it could not be loaded (systems)
 backend_failures: dict[str, str] = {}  # the same for `vqakit.backends` entry points
+_deferred: list[str] = []  # modules `defer`red by systems, imported by `load_plugins`
 
 
-def load_plugins() -> None:
-    """Import every system and backend plug-in once per process (cheap after the first call)."""
-    load_backends()
-    if _state["loaded"] or _state["loading"]:
+def defer(*modules: str) -> None:
+    """Modules (full names) that register the rest of what a system provides (its methods,
+    builders, importers, ...): imported by `load_plugins`, not by `load_systems`."""
+    _deferred.extend(module for module in modules if module not in _deferred)
+
+
+def load_systems() -> None:
+    """Import every system's package once per process: what every run consults is registered
+    and what is found by name is declared (cheap after the first call)."""
+    if _state["systems"] or _state["loading_systems"]:
         return
     with _lock:
-        if _state["loaded"] or _state["loading"]:
+        if _state["systems"] or _state["loading_systems"]:
             return
-        _state["loading"] = True
+        _state["loading_systems"] = True
         try:
             importlib.import_module(_BUILT_IN)
             for point in entry_points(group=ENTRY_POINT_GROUP):
@@ -50,6 +71,25 @@ def load_plugins() -> None:
                 except Exception as error:  # a broken third-party system must not stop vqakit
                     failures[point.name] = f"{type(error).__name__}: {error}"
                     log.warning("vqakit system %r could not be loaded: %s", point.name, error)
+            _state["systems"] = True
+        finally:
+            _state["loading_systems"] = False
+
+
+def load_plugins() -> None:
+    """Import every system and backend plug-in, with everything they register, once per process
+    (cheap after the first call)."""
+    load_backends()
+    load_systems()
+    if _state["loaded"] or _state["loading"]:
+        return
+    with _lock:
+        if _state["loaded"] or _state["loading"]:
+            return
+        _state["loading"] = True
+        try:
+            for module in list(_deferred):
+                importlib.import_module(module)
             _state["loaded"] = True
         finally:
             _state["loading"] = False

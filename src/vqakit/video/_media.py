@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import Image
-
 from vqakit.video._probe import probe
 from vqakit.video._subtitles import read_subtitles
 
@@ -22,5 +20,7 @@ class VideoMediaChecker:
         read_subtitles(path)
 
     def check_image(self, path: Path) -> None:
+        from PIL import Image
+
         with Image.open(path) as image:
             image.verify()
