@@ -62,6 +62,12 @@ def _start_keyframes(index: FrameIndex, frame_numbers: np.ndarray) -> np.ndarray
     return key_positions[np.maximum(slots, 0)]
 
 
+def decode_starts(index: FrameIndex, frame_numbers: np.ndarray) -> np.ndarray:
+    """For each frame, the decode position of the keyframe its decode starts from: frames with
+    the same start share a GOP's forward decode (planners keep them in one job)."""
+    return _start_keyframes(index, np.asarray(frame_numbers, dtype=np.int64))
+
+
 def _plan_runs(index: FrameIndex, frame_numbers: np.ndarray) -> list[_Run]:
     numbers = np.unique(frame_numbers)
     runs: dict[int, _Run] = {}
