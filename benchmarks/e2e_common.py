@@ -130,7 +130,9 @@ def long_video(minutes: int) -> Path:
 
 
 def long_questions(minutes: int, count: int = 100) -> list[dict[str, Any]]:
-    window = min(300.0, 60.0 * minutes / 2)
+    """`count` questions in windows of a sixth of the video (5 minutes of 30), evenly apart: each
+    window overlaps those of its ~20 neighbours, as in the 30-minute case, at any length."""
+    window = 60.0 * minutes / 6
     step = (60.0 * minutes - window) / max(1, count - 1)
     return [
         {

@@ -203,7 +203,7 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     result["wall_of_floor"] = round(found["wall_s"] / floor, 2)
     print(
         f"\nLong video: {minutes} minutes of 720p (GOP 250), {len(questions)} questions x 32 frames "
-        "in 5-minute windows"
+        f"in windows of {minutes / 6:g} minutes"
     )
     print_rows([result])
     print(

@@ -104,6 +104,7 @@ _VERSIONED = (
     ("pydantic", "pydantic"),
     ("pillow", "PIL"),
     ("aiohttp", "aiohttp"),
+    ("h11", "h11"),
     ("torch", "torch"),
     ("transformers", "transformers"),
 )
