@@ -5,6 +5,7 @@ for byte those each question's own decode gives."""
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,7 @@ FPS, GOP = 25, 50
 def sliding(count: int, length: int, step: int, per: int) -> list[frozenset[int]]:
     """Frame numbers of `count` questions, `per` uniform frames each, in windows of `length`
     frames that start `step` frames apart."""
-    return [
-        frozenset(int(i * step + (k + 0.5) * length / per) for k in range(per)) for i in range(count)
-    ]
+    return [frozenset(int(i * step + (k + 0.5) * length / per) for k in range(per)) for i in range(count)]
 
 
 def check(parts, wanted, hold: int, gop) -> None:
@@ -90,7 +89,7 @@ def test_jobs_end_at_gop_ends(tmp_path: Path):
     chunks = job_chunks(str(clip), numbers)
     assert [n for chunk in chunks for n in chunk] == numbers
     starts = [set(decode_starts(index, chunk).tolist()) for chunk in chunks]
-    for one, other in zip(starts, starts[1:], strict=False):
+    for one, other in pairwise(starts):
         assert not one & other  # a GOP is decoded by one job
     assert all(len(chunk) < JOB_FRAMES + GOP for chunk in chunks)
 

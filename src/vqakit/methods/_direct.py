@@ -14,7 +14,7 @@ from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
-from vqakit.scoring import extract_choice, format_options
+from vqakit.scoring import format_options
 
 
 def _numbered(prompt_name: str) -> bool:
@@ -160,6 +160,8 @@ async def ask_model(sample: Sample, context: MethodContext, name: str, visual: V
         )
     if sample.choices is None:
         return Prediction(**base)
+    from vqakit.scoring import extract_choice  # its patterns are compiled once a reply comes
+
     numbered = _numbered(context.protocol.prompt)
     extraction = extract_choice(
         completion.text, len(sample.choices), choices=sample.choices, numbered=numbered

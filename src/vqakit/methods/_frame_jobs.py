@@ -10,7 +10,7 @@ from typing import Any
 
 from vqakit.video import Resize
 
-JOB_FRAMES = 64  # frames per decode job at most: what one job holds decoded at once
+JOB_FRAMES = 64  # frames per decode job, about: a job ends at a GOP's end once it has this many
 
 Drawing = tuple[Callable[[Any, Any], Any], Any]  # (draw(RGB array, what) -> RGB array, what to draw)
 
@@ -65,23 +65,29 @@ def run_job(job: DecodeJob) -> JobResult:
 
     from vqakit.video import decode_frames, frame_index
 
-    index = frame_index(job.path)
+    outputs = job.outputs or tuple((n, n, None) for n in job.numbers)
+    by_number: dict[int, list[tuple[Any, Drawing | None]]] = {}
+    for key, number, drawing in outputs:
+        by_number.setdefault(number, []).append((key, drawing))
+
+    def made(number: int, image: Any) -> dict[Any, Any]:
+        """What is sent of one decoded frame, made as it is decoded (the pixels are let go)."""
+        return {
+            key: sent_image(image if drawing is None else drawing[0](image, drawing[1]), job.encoding)
+            for key, drawing in by_number.get(number, [])
+        }
+
     decoded = decode_frames(
-        index,
+        frame_index(job.path),
         np.asarray(job.numbers, dtype=np.int64),
         resize=job.resize,
         workers=1,
         frame_threads=job.frame_threads,
+        then=made,
     )
     result = JobResult(frames_decoded=len(decoded))
-    images = {frame.frame_number: frame.image for frame in decoded}
-    outputs = job.outputs or tuple((n, n, None) for n in job.numbers)
-    for key, number, drawing in outputs:
-        image = images[number]
-        if drawing is not None:
-            draw, what = drawing
-            image = draw(image, what)
-        result.frames[key] = sent_image(image, job.encoding)
+    for frame in decoded:
+        result.frames.update(frame.image)
     result.strips = [strip_of([result.frames[key] for key in keys]) for keys in job.strips]
     return result
 
@@ -100,7 +106,7 @@ def job_chunks(path: str, numbers: list[int]) -> list[list[int]]:
     for at, number in enumerate(numbers):
         chunk = chunks[-1]
         full = len(chunk) >= JOB_FRAMES and starts[at] != starts[at - 1]
-        if full or len(chunk) >= 4 * JOB_FRAMES:  # a GOP with more wanted frames than that is cut
+        if full or len(chunk) >= 8 * JOB_FRAMES:  # a GOP with more wanted frames than that is cut
             chunks.append([])
         chunks[-1].append(number)
     return chunks

@@ -67,11 +67,13 @@ def _blocks(ordered: list[Any]) -> Iterable[list[Any]]:
 def _gops(path: str, numbers: set[int]) -> dict[int, int] | None:
     """Frame number -> the GOP it is decoded from, where this process has the video's frame index
     (it has after naming the frames of a first run; a run whose frames are kept needs none)."""
-    from vqakit.video import built_frame_index, decode_starts
+    from vqakit.video import built_frame_index
 
     index = built_frame_index(path)
     if index is None or not numbers:
         return None
+    from vqakit.video import decode_starts  # PyAV: only where the video was read
+
     ordered = sorted(numbers)
     return dict(zip(ordered, decode_starts(index, ordered).tolist(), strict=True))
 
