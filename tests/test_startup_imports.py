@@ -79,7 +79,14 @@ def test_eval_reaches_its_first_request_within_the_import_budget(tmp_path: Path)
         least: dict[str, float] = defaultdict(lambda: float("inf"))
         for attempt in range(5):
             server.requests.clear()
-            command = ["-m", "vqakit", "eval", "sample", "--model", f"openai-compatible:{server.url}#second{attempt}"]
+            command = [
+                "-m",
+                "vqakit",
+                "eval",
+                "sample",
+                "--model",
+                f"openai-compatible:{server.url}#second{attempt}",
+            ]
             found = imports_before_first_request(
                 server, [*command, "--out", str(tmp_path / f"run{attempt}")], env
             )
