@@ -106,7 +106,7 @@ def job_chunks(path: str, numbers: list[int]) -> list[list[int]]:
     for at, number in enumerate(numbers):
         chunk = chunks[-1]
         full = len(chunk) >= JOB_FRAMES and starts[at] != starts[at - 1]
-        if full or len(chunk) >= 8 * JOB_FRAMES:  # a GOP with more wanted frames than that is cut
+        if full or len(chunk) >= 4 * JOB_FRAMES:  # a GOP with more wanted frames than that is cut
             chunks.append([])
         chunks[-1].append(number)
     return chunks
