@@ -121,7 +121,8 @@ def _lmms_eval(task: Path, work: Path, server: Any) -> dict[str, Any]:
     return {"wall_s": wall, "cpu_s": cpu, "run_cpu_s": cpu, "peak_rss_mib": peak / 2**20, "server": stats}
 
 
-def section_lmms(work: Path, server: Any) -> dict[str, Any]:
+def section_lmms(work: Path, server: Any, per_video: int = 40) -> dict[str, Any]:
+    """Both tools on the fixture (`per_video` questions on each video: 40, the issue's 200)."""
     why = _missing()
     if why is not None:
         print(f"\nlmms-eval side by side: not run: {why}")
@@ -129,7 +130,7 @@ def section_lmms(work: Path, server: Any) -> dict[str, Any]:
     from vqakit.tables import export_benchmark
 
     side = shared_short_side()
-    bench, questions = fixture_bench(work, short_side=side, name="fixture-lmms")
+    bench, questions = fixture_bench(work, short_side=side, name="fixture-lmms", per_video=per_video)
     task = work / "lmms-task"
     export_benchmark(str(bench), "lmms-eval", task, frames="uniform:16")
     ideal = CONCURRENCY / DELAY_S

@@ -5,7 +5,8 @@ watches the pipe from its parent and exits when it closes, and the tracker ends 
 process that holds its pipe.
 
 A real run: `vqakit eval` in a session of its own against a loopback OpenAI-compatible server
-(so frames are encoded in the decode workers), real decoding of the sample benchmark's videos,
+(so frames are encoded in the decode workers), real decoding of the sample benchmark's videos (64
+frames a question: a run starts its workers once it has more than `PROCESS_FRAMES` to decode),
 killed at a different moment of each round once its workers are up."""
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def test_kill_9_mid_run_leaves_no_decode_worker_or_resource_tracker(tmp_path):
             }
             command = [
                 sys.executable, "-m", "vqakit", "eval", "sample", "--model",
-                f"openai-compatible:{server.url}#m", "--frames", "uniform:8", "--concurrency", "2",
+                f"openai-compatible:{server.url}#m", "--frames", "uniform:64", "--concurrency", "2",
                 "--no-frame-cache", "--out", str(out),
             ]  # fmt: skip
             process = subprocess.Popen(

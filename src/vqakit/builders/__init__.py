@@ -18,64 +18,20 @@
 - `register_evidence`: what a system's builder used for a sample, shown to reviewers.
 """
 
-from vqakit.builders._checks import BLIND_PROMPT, CHECK_PROMPT, MCQCheck, blind_check, check_mcq
-from vqakit.builders._evidence import Evidence, EvidenceHook, EvidenceLine, evidence_hooks, register_evidence
-from vqakit.builders._inputs import VIDEO_SUFFIXES, InputError, list_videos, read_records
-from vqakit.builders._journal import BuildJournal, parse_call, set_aside_journal_lines
-from vqakit.builders._letters import OptionPool, PlacedOptions, balance_letters, letter_spread, seeded_random
-from vqakit.builders._stages import (
-    DropLog,
-    NothingBuilt,
-    Stage,
-    StageLog,
-    nothing_built,
-    stage_report,
-    write_stage_report,
-)
-from vqakit.builders._steps import ModelSteps, StepResult
-from vqakit.builders._writer import (
-    check_benchmark_out,
-    prepare_media,
-    set_aside_build_journal,
-    start_build,
-    write_benchmark_folder,
-)
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "BLIND_PROMPT",
-    "CHECK_PROMPT",
-    "VIDEO_SUFFIXES",
-    "BuildJournal",
-    "DropLog",
-    "Evidence",
-    "EvidenceHook",
-    "EvidenceLine",
-    "InputError",
-    "MCQCheck",
-    "ModelSteps",
-    "NothingBuilt",
-    "OptionPool",
-    "PlacedOptions",
-    "Stage",
-    "StageLog",
-    "StepResult",
-    "balance_letters",
-    "blind_check",
-    "check_benchmark_out",
-    "check_mcq",
-    "evidence_hooks",
-    "letter_spread",
-    "list_videos",
-    "nothing_built",
-    "parse_call",
-    "prepare_media",
-    "read_records",
-    "register_evidence",
-    "seeded_random",
-    "set_aside_build_journal",
-    "set_aside_journal_lines",
-    "stage_report",
-    "start_build",
-    "write_benchmark_folder",
-    "write_stage_report",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_checks": "BLIND_PROMPT CHECK_PROMPT MCQCheck blind_check check_mcq",
+        "_evidence": "Evidence EvidenceHook EvidenceLine evidence_hooks register_evidence",
+        "_inputs": "VIDEO_SUFFIXES InputError list_videos read_records",
+        "_journal": "BuildJournal parse_call set_aside_journal_lines",
+        "_letters": "OptionPool PlacedOptions balance_letters letter_spread seeded_random",
+        "_stages": "DropLog NothingBuilt Stage StageLog nothing_built stage_report write_stage_report",
+        "_steps": "ModelSteps StepResult",
+        "_writer": (
+            "check_benchmark_out prepare_media set_aside_build_journal start_build write_benchmark_folder"
+        ),
+    },
+)

@@ -1,8 +1,9 @@
 """The `vqakit` command line: one module per verb or verb group; each parses its arguments, calls
 one library function and prints for people.
 
-Library modules are imported inside each command, so that `vqakit --help` stays fast and
-imports no torch, NumPy or PyAV.
+A verb's module is imported when the verb is used (or listed by a help page), and library
+modules inside each command, so that a command imports only what it needs: `vqakit --help`
+imports no torch, NumPy or PyAV, and `vqakit eval` none of the other verbs.
 """
 
 from __future__ import annotations
@@ -108,7 +109,26 @@ def _reading(error: BaseException) -> str:
     return f"last input read: {last}; " if last else ""
 
 
-class _Group(_Verbs):
+class _LazyVerbs(_Verbs):
+    """A group whose commands are imported when asked for (`targets`: name -> "module:function")."""
+
+    def __init__(self, *args: Any, targets: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._targets = dict(targets or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self._targets})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self._targets:
+            command = _load(self._targets[cmd_name])
+            command.short_help = command.short_help or summary(command.help)
+            self.add_command(command, cmd_name)
+        return command
+
+
+class _Group(_LazyVerbs):
     """Turns any unexpected exception into one readable line instead of a traceback: a clean
     error (bad input, a video or benchmark that cannot be used) as it is; anything else, a bug,
     with the command and the file being read."""
@@ -160,7 +180,7 @@ def _load(target: str) -> click.Command:
     return getattr(importlib.import_module(f"vqakit.cli.{module}"), name)
 
 
-class _GeneratedGroup(_Verbs):
+class _GeneratedGroup(_LazyVerbs):
     """A group whose commands also come from a registry (`GENERATED`), listed on first use."""
 
     def __init__(self, *args: Any, generate: str, **kwargs: Any) -> None:
@@ -189,22 +209,23 @@ def summary(help_text: str | None) -> str:
 
 
 def _add_verbs() -> None:
-    groups: dict[str, click.Group] = {}
+    """The verbs, by name: each module is imported when its verb is used (`_LazyVerbs`)."""
+    groups: dict[str, dict[str, str]] = {}
     for path, target in VERBS:
         head, _, sub = path.partition(" ")
-        command = _load(target)
-        command.short_help = command.short_help or summary(command.help)
         if not sub:
-            main.add_command(command, name=head)
-            continue
-        if head not in groups:
-            if head in GENERATED:
-                groups[head] = _GeneratedGroup(name=head, help=GROUPS[head], generate=GENERATED[head])
-            else:
-                groups[head] = _Verbs(name=head, help=GROUPS[head])
-            groups[head].short_help = summary(GROUPS[head])
-            main.add_command(groups[head])
-        groups[head].add_command(command, name=sub)
+            main._targets[head] = target  # type: ignore[attr-defined]
+        else:
+            groups.setdefault(head, {})[sub] = target
+    for head, targets in groups.items():
+        if head in GENERATED:
+            group: click.Group = _GeneratedGroup(
+                name=head, help=GROUPS[head], generate=GENERATED[head], targets=targets
+            )
+        else:
+            group = _LazyVerbs(name=head, help=GROUPS[head], targets=targets)
+        group.short_help = summary(GROUPS[head])
+        main.add_command(group)
 
 
 _add_verbs()

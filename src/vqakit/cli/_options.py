@@ -214,6 +214,8 @@ def judge_assignments(values: tuple[str, ...]) -> dict[str, str]:
     model spec for the open-ended judge (the form `--judge SPEC` had before)."""
     from vqakit.scoring import judges
 
+    if not values:
+        return {}
     names = sorted(judges())
     found: dict[str, str] = {}
     for value in values:

@@ -72,19 +72,35 @@ def error_summary(outcomes: list[Any]) -> str | None:
 
 
 def method_help() -> str:
-    """The --method help: every registered method (built-in and plug-ins), read when the help
-    is shown, so that `vqakit --help` imports no method."""
-    from vqakit.methods import methods
+    """The --method help: the methods a user runs with `eval` (vqakit's and every system's, from
+    their declarations: no method module is imported to list them)."""
+    from vqakit.methods import user_methods
 
-    listed = ", ".join(sorted(methods()))
+    listed = ", ".join(user_methods())
     return f"The method to run: {listed} (default direct with a model; `vqakit methods` describes each)."
 
 
-class _MethodOption(click.Option):
-    """`--method`, whose help lists the methods registered when it is shown."""
+def prompt_help() -> str:
+    """The --prompt help: every answer prompt (vqakit's, the systems' and the presets' own)."""
+    from vqakit.prompts import answer_prompt_names
+
+    listed = ", ".join(answer_prompt_names())
+    return (
+        f"Prompt template: {listed}, or a .txt file inside the benchmark folder "
+        "(default: the benchmark's protocol)."
+    )
+
+
+class _ListedOption(click.Option):
+    """An option whose help lists what is registered, read when the help is shown (so that
+    `vqakit --help` reads no registry)."""
+
+    def __init__(self, *args: Any, listing: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._listing = listing
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        self.help = method_help()
+        self.help = self._listing()
         return super().get_help_record(ctx)
 
 
@@ -100,7 +116,7 @@ class _MethodOption(click.Option):
     "stop, reasoning_effort, thinking_budget, thinking. Arguments are stored with the run: one carrying "
     "a key is refused (keys go in the environment, e.g. VQAKIT_API_KEY).",
 )
-@click.option("--method", cls=_MethodOption, default=None, help="The method to run (`vqakit methods`).")
+@click.option("--method", cls=_ListedOption, listing=method_help, default=None, help="The method to run.")
 @click.option("--frames", help="Frame spec overriding the benchmark's, e.g. uniform:32 or fps:1,max=64.")
 @click.option(
     "--short-side",
@@ -108,7 +124,7 @@ class _MethodOption(click.Option):
     help="Shrink frames so the short side has at most PX pixels (smaller frames are not enlarged).",
 )
 @click.option("--upscale", is_flag=True, help="With --short-side: also enlarge smaller frames to PX.")
-@click.option("--prompt", help="Prompt template name (mcq, mcq_reasoning, mcq_numbered, open_short).")
+@click.option("--prompt", cls=_ListedOption, listing=prompt_help, help="Prompt template name.")
 @click.option(
     "--input",
     "input",

@@ -53,156 +53,37 @@ Placing media (`_media`): `real_file`, `MediaPlan`, `place_media`, `refuse_links
 a fresh temporary folder beside it, then rename into place).
 """
 
-from vqakit.files._atomic import write_atomic, write_text_atomic
-from vqakit.files._cache import cache_folder
-from vqakit.files._decode import (
-    LINE_BREAK,
-    bad_byte,
-    decode,
-    find_bad_byte,
-    read_bytes,
-    read_text,
-    split_lines,
-)
-from vqakit.files._gc import collector_paused
-from vqakit.files._json import JSONError, parse_json, read_json
-from vqakit.files._logs import (
-    SET_ASIDE_OPTION,
-    BadLogLines,
-    LogAppender,
-    LogContents,
-    Parser,
-    SetAside,
-    is_set_aside_file,
-    json_object,
-    line_problem,
-    read_log,
-    require,
-    set_aside_bad_lines,
-    set_aside_counts,
-    set_aside_path,
-    sync_folder,
-)
-from vqakit.files._media import (
-    MediaPlan,
-    link_or_copy,
-    media_name_problem,
-    place_media,
-    real_file,
-    refuse_links,
-    staged_folder,
-)
-from vqakit.files._names import ID_DIGEST, did_you_mean, file_stem, id_digest, id_name, slug
-from vqakit.files._outputs import (
-    IGNORED,
-    MARKER,
-    OutFolder,
-    OutFolderRefused,
-    check_out,
-    is_listing_folder,
-    owned_files,
-    read_marker,
-    write_marker,
-    writing_folder,
-)
-from vqakit.files._problems import InputError, InputProblem, last_read, note_read, one_line, reading
-from vqakit.files._sqlite import on_network_filesystem, open_shared_database
-from vqakit.files._tables import (
-    TABLE_FORMATS,
-    Record,
-    Row,
-    Table,
-    TableFormat,
-    json_records,
-    parse_rows,
-    parse_table,
-    read_rows,
-    read_table,
-    sniff_format,
-)
-from vqakit.files._templates import template_cache
-from vqakit.files._values import MAX_DEPTH, Unusable, UnusableValueError, find_unusable, text_problem
-from vqakit.files._yaml import parse_yaml, read_yaml, yaml_error_line
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "ID_DIGEST",
-    "IGNORED",
-    "LINE_BREAK",
-    "MARKER",
-    "MAX_DEPTH",
-    "SET_ASIDE_OPTION",
-    "TABLE_FORMATS",
-    "BadLogLines",
-    "InputError",
-    "InputProblem",
-    "JSONError",
-    "LogAppender",
-    "LogContents",
-    "MediaPlan",
-    "OutFolder",
-    "OutFolderRefused",
-    "Parser",
-    "Record",
-    "Row",
-    "SetAside",
-    "Table",
-    "TableFormat",
-    "Unusable",
-    "UnusableValueError",
-    "bad_byte",
-    "cache_folder",
-    "check_out",
-    "collector_paused",
-    "decode",
-    "did_you_mean",
-    "file_stem",
-    "find_bad_byte",
-    "find_unusable",
-    "id_digest",
-    "id_name",
-    "is_listing_folder",
-    "is_set_aside_file",
-    "json_object",
-    "json_records",
-    "last_read",
-    "line_problem",
-    "link_or_copy",
-    "media_name_problem",
-    "note_read",
-    "on_network_filesystem",
-    "one_line",
-    "open_shared_database",
-    "owned_files",
-    "parse_json",
-    "parse_rows",
-    "parse_table",
-    "parse_yaml",
-    "place_media",
-    "read_bytes",
-    "read_json",
-    "read_log",
-    "read_marker",
-    "read_rows",
-    "read_table",
-    "read_text",
-    "read_yaml",
-    "reading",
-    "real_file",
-    "refuse_links",
-    "require",
-    "set_aside_bad_lines",
-    "set_aside_counts",
-    "set_aside_path",
-    "slug",
-    "sniff_format",
-    "split_lines",
-    "staged_folder",
-    "sync_folder",
-    "template_cache",
-    "text_problem",
-    "write_atomic",
-    "write_marker",
-    "write_text_atomic",
-    "writing_folder",
-    "yaml_error_line",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_atomic": "write_atomic write_text_atomic",
+        "_cache": "cache_folder",
+        "_decode": "LINE_BREAK bad_byte decode find_bad_byte read_bytes read_text split_lines",
+        "_gc": "collector_paused",
+        "_json": "JSONError parse_json read_json",
+        "_logs": (
+            "SET_ASIDE_OPTION BadLogLines LogAppender LogContents Parser SetAside is_set_aside_file "
+            "json_object line_problem read_log require set_aside_bad_lines set_aside_counts "
+            "set_aside_path sync_folder"
+        ),
+        "_media": (
+            "MediaPlan link_or_copy media_name_problem place_media real_file refuse_links staged_folder"
+        ),
+        "_names": "slug ID_DIGEST did_you_mean file_stem id_digest id_name",
+        "_outputs": (
+            "IGNORED MARKER OutFolder OutFolderRefused check_out is_listing_folder owned_files "
+            "read_marker write_marker writing_folder"
+        ),
+        "_problems": "InputError InputProblem last_read note_read one_line reading",
+        "_sqlite": "on_network_filesystem open_shared_database",
+        "_tables": (
+            "TABLE_FORMATS Record Row Table TableFormat json_records parse_rows parse_table read_rows "
+            "read_table sniff_format"
+        ),
+        "_templates": "template_cache",
+        "_values": "MAX_DEPTH Unusable UnusableValueError find_unusable text_problem",
+        "_yaml": "parse_yaml read_yaml yaml_error_line",
+    },
+)

@@ -15,85 +15,26 @@ Generic methods:
 - `human`: a person's answers recorded in `vqakit studio` (the run's answers.jsonl).
 """
 
-from vqakit.methods._baselines import random_choice, text_similarity
-from vqakit.methods._direct import Visual, ask_model, blind, build_prompt, direct, frame_request, window_spec
-from vqakit.methods._frames import FrameProvider, FrameStats
-from vqakit.methods._human import (
-    HUMAN,
-    HUMAN_ANSWERS,
-    NOT_ANSWERED,
-    HumanAnswer,
-    HumanOptions,
-    PersonName,
-    human,
-    prediction_from_answer,
-    read_answers,
-)
-from vqakit.methods._named import (
-    frames_part,
-    frames_strip,
-    protocol_resize,
-    request_frames,
-    sendable,
-    sent_encoding,
-)
-from vqakit.methods._registry import (
-    Method,
-    MethodContext,
-    MethodSetupError,
-    NoOptions,
-    get_method,
-    method,
-    methods,
-    option_names,
-)
-from vqakit.methods._requests import FrameRequest, Overlay
-from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
-from vqakit.methods._video_input import VideoOptions, describe_video_input, sent_video, video_parts
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "HUMAN",
-    "HUMAN_ANSWERS",
-    "NOT_ANSWERED",
-    "FrameProvider",
-    "FrameRequest",
-    "FrameStats",
-    "HumanAnswer",
-    "HumanOptions",
-    "Method",
-    "MethodContext",
-    "MethodSetupError",
-    "NoOptions",
-    "Overlay",
-    "PersonName",
-    "VideoOptions",
-    "Visual",
-    "ask_model",
-    "blind",
-    "build_prompt",
-    "describe_video_input",
-    "direct",
-    "frame_request",
-    "frames_part",
-    "frames_strip",
-    "get_method",
-    "human",
-    "keep_strip",
-    "method",
-    "methods",
-    "option_names",
-    "prediction_from_answer",
-    "protocol_resize",
-    "random_choice",
-    "read_answers",
-    "request_frames",
-    "save_strip",
-    "sendable",
-    "sent_encoding",
-    "sent_images",
-    "sent_text",
-    "sent_video",
-    "text_similarity",
-    "video_parts",
-    "window_spec",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_baselines": "random_choice text_similarity",
+        "_direct": "Visual ask_model blind build_prompt direct frame_request window_spec",
+        "_frame_jobs": "warm_decoder",
+        "_frames": "PROCESS_FRAMES FrameProvider FrameStats",
+        "_human": (
+            "HUMAN HUMAN_ANSWERS NOT_ANSWERED HumanAnswer HumanOptions PersonName human "
+            "prediction_from_answer read_answers"
+        ),
+        "_named": "frames_part frames_strip protocol_resize request_frames sendable sent_encoding",
+        "_registry": (
+            "DeclaredMethod Method MethodContext MethodSetupError NoOptions declare_method get_method method "
+            "methods option_names user_methods"
+        ),
+        "_requests": "FrameRequest Overlay",
+        "_sent": "keep_strip save_strip sent_images sent_text",
+        "_video_input": "VideoOptions describe_video_input sent_video video_parts",
+    },
+)

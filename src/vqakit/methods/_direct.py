@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from vqakit.methods._frames import FrameRequest
-from vqakit.methods._named import frames_part, frames_strip, request_frames, sendable
+from vqakit.methods._named import frames_part, frames_strip, known_frames, request_frames, sendable
 from vqakit.methods._registry import MethodContext, method
 from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
 from vqakit.prompts import render_prompt
 from vqakit.schema import Fps, Prediction, PredictionError, Sample, Timestamps, Uniform, parse_sampling
-from vqakit.scoring import extract_choice, format_options
+from vqakit.scoring import format_options
 
 
 def _numbered(prompt_name: str) -> bool:
@@ -63,6 +63,14 @@ def frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None
     return request_frames(context, context.root / sample.videos[0].path, spec)
 
 
+async def _frame_request(sample: Sample, context: MethodContext) -> FrameRequest | None:
+    """`frame_request`, taken from what the runner planned where it can (no thread needed),
+    else made in a worker thread (indexing a video reads the file)."""
+    spec = window_spec(sample, context.protocol.frames)
+    known = known_frames(context, context.root / sample.videos[0].path, spec)
+    return known if known is not None else await asyncio.to_thread(frame_request, sample, context)
+
+
 def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]:
     """What `direct` will ask of the frame provider for this sample (for the runner's plan)."""
     request = frame_request(sample, context) if sample.videos else None
@@ -80,8 +88,8 @@ class Visual:
     strip: Callable[[], Awaitable[bytes]] | None = None  # their strip (JPEG), made once
 
 
-def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
-    request = frame_request(sample, context)
+async def _frame_parts(sample: Sample, context: MethodContext) -> Visual:
+    request = await _frame_request(sample, context)
     if request is None:
         return Visual([], [])
     strip = frames_strip(context, request)
@@ -152,6 +160,8 @@ async def ask_model(sample: Sample, context: MethodContext, name: str, visual: V
         )
     if sample.choices is None:
         return Prediction(**base)
+    from vqakit.scoring import extract_choice  # its patterns are compiled once a reply comes
+
     numbered = _numbered(context.protocol.prompt)
     extraction = extract_choice(
         completion.text, len(sample.choices), choices=sample.choices, numbered=numbered

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from vqakit.video import Resize
 
-Drawing = tuple[Callable[[np.ndarray, Any], np.ndarray], Any]  # (draw, what to draw on this frame)
+JOB_FRAMES = 64  # frames per decode job, about: a job ends at a GOP's end once it has this many
+
+Drawing = tuple[Callable[[Any, Any], Any], Any]  # (draw(RGB array, what) -> RGB array, what to draw)
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class JobResult:
     frames_decoded: int = 0
 
 
-def sent_image(image: np.ndarray, encoding: dict[str, Any] | None) -> Any:
+def sent_image(image: Any, encoding: dict[str, Any] | None) -> Any:
     """A decoded frame as it is sent: JPEG at the encoding's size and quality, or the array."""
     if encoding is None:
         return image
@@ -51,25 +51,62 @@ def strip_of(images: list[Any]) -> bytes:
     return strip_jpeg([image.data if isinstance(image, EncodedImage) else image for image in images])
 
 
+def warm_decoder() -> None:
+    """Import what a job uses (PyAV, the resize, the JPEG encoders): a worker process does it once,
+    before its first job."""
+    from vqakit.models import jpeg_encoder, sent_jpeg  # noqa: F401
+    from vqakit.video import decode_frames, frame_index  # noqa: F401
+
+    jpeg_encoder()
+
+
 def run_job(job: DecodeJob) -> JobResult:
+    import numpy as np
+
     from vqakit.video import decode_frames, frame_index
 
-    index = frame_index(job.path)
+    outputs = job.outputs or tuple((n, n, None) for n in job.numbers)
+    by_number: dict[int, list[tuple[Any, Drawing | None]]] = {}
+    for key, number, drawing in outputs:
+        by_number.setdefault(number, []).append((key, drawing))
+
+    def made(number: int, image: Any) -> dict[Any, Any]:
+        """What is sent of one decoded frame, made as it is decoded (the pixels are let go)."""
+        return {
+            key: sent_image(image if drawing is None else drawing[0](image, drawing[1]), job.encoding)
+            for key, drawing in by_number.get(number, [])
+        }
+
     decoded = decode_frames(
-        index,
+        frame_index(job.path),
         np.asarray(job.numbers, dtype=np.int64),
         resize=job.resize,
         workers=1,
         frame_threads=job.frame_threads,
+        then=made,
     )
     result = JobResult(frames_decoded=len(decoded))
-    images = {frame.frame_number: frame.image for frame in decoded}
-    outputs = job.outputs or tuple((n, n, None) for n in job.numbers)
-    for key, number, drawing in outputs:
-        image = images[number]
-        if drawing is not None:
-            draw, what = drawing
-            image = draw(image, what)
-        result.frames[key] = sent_image(image, job.encoding)
+    for frame in decoded:
+        result.frames.update(frame.image)
     result.strips = [strip_of([result.frames[key] for key in keys]) for keys in job.strips]
     return result
+
+
+def job_chunks(path: str, numbers: list[int]) -> list[list[int]]:
+    """Sorted frame numbers of one video cut into decode jobs of about `JOB_FRAMES`, at GOP ends
+    where this process knows the video's frame index (a GOP split between two jobs would be
+    decoded by both), else by count."""
+    from vqakit.video import built_frame_index, decode_starts
+
+    index = built_frame_index(path)
+    if index is None or len(numbers) <= JOB_FRAMES:
+        return [numbers[start : start + JOB_FRAMES] for start in range(0, len(numbers), JOB_FRAMES)]
+    starts = decode_starts(index, numbers).tolist()
+    chunks: list[list[int]] = [[]]
+    for at, number in enumerate(numbers):
+        chunk = chunks[-1]
+        full = len(chunk) >= JOB_FRAMES and starts[at] != starts[at - 1]
+        if full or len(chunk) >= 4 * JOB_FRAMES:  # a GOP with more wanted frames than that is cut
+            chunks.append([])
+        chunks[-1].append(number)
+    return chunks

@@ -23,26 +23,22 @@ import asyncio
 import json
 import logging
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from vqakit.methods._frame_jobs import DecodeJob, Drawing, JobResult, run_job, strip_of
+from vqakit.methods._frame_jobs import DecodeJob, Drawing, JobResult, job_chunks, run_job, strip_of
 from vqakit.methods._requests import FrameRequest, joined_identity
 from vqakit.schema import SamplingSpec
-from vqakit.video import (
-    FrameStore,
-    Resize,
-    Sampled,
-    content_digest,
-    picked_frames,
-    remember_duration,
-)
+from vqakit.video import FrameStore, Resize, Sampled, content_digest, remember_duration
 
 log = logging.getLogger(__name__)
 
-JOB_FRAMES = 64  # frames per decode job at most: what one job holds decoded at once
+# frames a run's decode jobs take in threads before it asks for worker processes: starting one
+# costs about as much CPU as decoding and encoding ~100 frames, so a run with a few frames per
+# video (most benchmarks' first videos) never pays for them
+PROCESS_FRAMES = 256
 RECENT_BYTES = 64 * 2**20  # frames kept for reuse after their planned samples are done
 RECENT_STRIPS = 256  # strips kept for samples that ask for them again
 
@@ -85,6 +81,7 @@ class FrameProvider:
         self._recent_bytes = 0
         self._room: asyncio.Condition | None = None
         self._requests: dict[tuple, FrameRequest] = {}
+        self._decoding = 0  # frames given to decode jobs so far
 
     # --- naming frames ----------------------------------------------------------------------
 
@@ -93,7 +90,7 @@ class FrameProvider:
     ) -> FrameRequest:
         """The frames `spec` asks of the video at `path` (exact frames); VideoError when the video
         cannot be read or the spec does not fit it. Reads the video's packets, decodes nothing."""
-        key = (path, spec, resize, json.dumps(encoding, sort_keys=True))
+        key = (str(path), spec, resize, json.dumps(encoding, sort_keys=True))
         found = self._requests.get(key)
         if found is not None:
             return found
@@ -111,6 +108,13 @@ class FrameProvider:
         self._requests[key] = found
         return found
 
+    def known(
+        self, path: str, spec: SamplingSpec, resize: Resize | None, encoding: dict[str, Any] | None
+    ) -> FrameRequest | None:
+        """The request `request` would give, when this provider has made it already (the runner
+        plans ahead): no file is read, so the event loop may ask."""
+        return self._requests.get((str(path), spec, resize, json.dumps(encoding, sort_keys=True)))
+
     def _sampled(self, path: str, spec: SamplingSpec) -> Sampled:
         """What `spec` picks from the video: from the store when this version of the video was
         sampled so before (a re-run indexes nothing), else from its frame index (which reads
@@ -118,6 +122,8 @@ class FrameProvider:
         if self.store is not None and (kept := self.store.sampled(path, repr(spec))) is not None:
             remember_duration(path, kept.duration_s)  # the run's length groups need no probe
             return kept
+        from vqakit.video import picked_frames  # PyAV: imported when a video is read
+
         index, picked = picked_frames(path, spec)
         found = Sampled(
             digest=self.store.digest(path) if self.store is not None else content_digest(path),
@@ -139,7 +145,7 @@ class FrameProvider:
         # recent may be let go (`_keep_recent`), this request's among them
         futures = [self._frames[key] for key in request.frame_keys]
         if claimed:
-            await self._fill([request], claimed, strips=False)
+            await self._fill([request], claimed, strips=())
         for key in missing:
             if self._wanted.get(key, 0) <= 0:  # not planned: kept while there is room
                 self._keep_recent(key)
@@ -185,10 +191,14 @@ class FrameProvider:
         return claimed
 
     async def _fill(
-        self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
+        self,
+        requests: list[FrameRequest],
+        claimed: dict[str, asyncio.Future],
+        *,
+        strips: Sequence[FrameRequest],
     ) -> None:
-        """Answer the claimed futures (frames of `requests`) from the store or decode jobs; with
-        `strips`, the jobs also make the strips of the requests they decode whole. Whatever
+        """Answer the claimed futures (frames of `requests`) from the store or decode jobs; the
+        jobs also make the strips of the requests of `strips` they decode whole. Whatever
         goes wrong, every claimed future is answered (a sample never waits for frames forever)."""
         try:
             await self._answer(requests, claimed, strips=strips)
@@ -200,7 +210,11 @@ class FrameProvider:
             raise
 
     async def _answer(
-        self, requests: list[FrameRequest], claimed: dict[str, asyncio.Future], *, strips: bool
+        self,
+        requests: list[FrameRequest],
+        claimed: dict[str, asyncio.Future],
+        *,
+        strips: Sequence[FrameRequest],
     ) -> None:
         held: dict[str, tuple[bytes, int, int]] = {}
         if self.store is not None and requests[0].encoding is not None:
@@ -221,14 +235,15 @@ class FrameProvider:
             for number, key in zip(request.numbers, request.frame_keys, strict=True):
                 if key in claimed and key not in held:
                     to_decode.setdefault(request.group, {})[key] = (number, request.drawing(number))
-            if strips and request.strip_key not in self._strips:
+        for request in strips:
+            if request.strip_key not in self._strips:
                 strip_sets.setdefault(request.group, {}).setdefault(request.strip_key, request)
         loop = asyncio.get_running_loop()
         jobs = []
         for group, wanted in to_decode.items():
             numbers = sorted({number for number, _ in wanted.values()})
-            for start in range(0, len(numbers), JOB_FRAMES):
-                whole = set(numbers[start : start + JOB_FRAMES])
+            for chunk in job_chunks(paths[group], numbers):
+                whole = set(chunk)
                 frames = {
                     key: (number, drawing, claimed[key])
                     for key, (number, drawing) in wanted.items()
@@ -254,7 +269,9 @@ class FrameProvider:
     ) -> None:
         resize, encoding = group[1], json.loads(group[2])
         executor = None
-        if self.executor is not None and encoding is not None:
+        self._decoding += len(numbers)
+        wanted = isinstance(self.executor, Executor) or self._decoding > PROCESS_FRAMES
+        if self.executor is not None and encoding is not None and wanted:
             try:
                 executor = self.executor if isinstance(self.executor, Executor) else self.executor()
             except Exception as error:  # processes cannot be started here: threads will do
@@ -310,23 +327,34 @@ class FrameProvider:
         for request in requests:
             self._wanted.update(request.frame_keys)
 
-    async def prefetch(self, requests: list[FrameRequest]) -> None:
+    async def prefetch(
+        self,
+        requests: list[FrameRequest],
+        *,
+        ahead: Collection[str] = (),
+        strips: Sequence[FrameRequest] | None = None,
+    ) -> None:
         """Start decoding what these (planned) requests need and neither this run nor the store
         has, in as few jobs as their videos allow; waits while too many frames are held (so the
         caller must let the samples holding them run meanwhile: `runner` hands over the samples
-        of each prefetched part before prefetching the next)."""
+        of each prefetched part before prefetching the next). `ahead`: keys decoded now for
+        samples handed over in a later part (an ordered pass, `runner._pass`), which the caller
+        bounds: they do not count against `max_frames_in_flight`. `strips`: the requests whose
+        strips the jobs make where one job decodes all their frames (default: all of them; not
+        parts of requests, whose strip nobody wants)."""
         keys = {key for request in requests for key in request.frame_keys if key not in self._frames}
         if self.store is not None and keys:
             keys &= await asyncio.to_thread(self.store.missing, keys)
         if not keys:
             return  # held, or in the store: nothing is decoded (nor read until asked)
-        await self._wait_for_room(len(keys))
+        await self._wait_for_room(len(keys - set(ahead)))
         claimed = self._claim(keys)  # less what others asked for meanwhile
         if not claimed:
             return
-        self._counted.update(key for key in claimed if self._wanted.get(key, 0) > 0)
+        self._counted.update(key for key in claimed if self._wanted.get(key, 0) > 0 and key not in ahead)
         requests = [r for r in requests if not claimed.keys().isdisjoint(r.frame_keys)]
-        task = asyncio.ensure_future(self._fill(requests, claimed, strips=True))
+        strips = requests if strips is None else strips
+        task = asyncio.ensure_future(self._fill(requests, claimed, strips=strips))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -335,7 +363,11 @@ class FrameProvider:
             self._room = asyncio.Condition()
         async with self._room:
             await self._room.wait_for(
-                lambda: not self._counted or len(self._counted) + frames <= self.max_frames_in_flight
+                lambda: (
+                    not frames
+                    or not self._counted
+                    or len(self._counted) + frames <= self.max_frames_in_flight
+                )
             )
 
     def release(self, requests: Iterable[FrameRequest]) -> None:

@@ -38,6 +38,15 @@ def request_frames(
     return context.frames.request(str(video), spec, resize, sent_encoding(context))
 
 
+def known_frames(
+    context: MethodContext, video: str | Path, spec: SamplingSpec, resize: Resize | None = None
+) -> FrameRequest | None:
+    """`request_frames`' request when the run's frame provider has it already (planned ahead),
+    else None; reads nothing, so an async method may ask on the event loop."""
+    resize = resize if resize is not None else protocol_resize(context.protocol)
+    return context.frames.known(str(video), spec, resize, sent_encoding(context))
+
+
 def frames_part(
     context: MethodContext,
     request: FrameRequest,

@@ -9,6 +9,7 @@ a benchmark or options it cannot work with before any folder is written, and an 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from vqakit.extras import has_extra, install_line
 from vqakit.files import did_you_mean
 from vqakit.methods._frames import FrameProvider, FrameRequest
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_plugins, load_systems
 from vqakit.schema import Benchmark, Prediction, Protocol, Sample
 
 MethodFn = Callable[[Sample, "MethodContext"], Awaitable[Prediction]]
@@ -160,15 +161,65 @@ def method(
     return register
 
 
+@dataclass(frozen=True)
+class DeclaredMethod:
+    """A method known by name before the module that registers it is imported."""
+
+    name: str
+    module: str  # importing it registers the method (`@method`)
+    user_runs: bool = True  # False: its answers come from elsewhere; `eval --help` does not offer it
+
+
+_DECLARED: dict[str, DeclaredMethod] = {}
+
+
+def declare_method(name: str, module: str, *, user_runs: bool = True) -> None:
+    """Say that importing `module` (a full name) registers the method `name`: looking the method
+    up imports only that module, and `eval --help` lists it without importing anything.
+    `user_runs=False` for a method a user does not run with `vqakit eval` because its answers
+    come from elsewhere (a person in the studio, a table of answers written by another tool)."""
+    _DECLARED[name] = DeclaredMethod(name, module, user_runs)
+
+
+# vqakit's own methods (a system declares its own in its package, `vqakit.plugins`)
+for _name, _module, _user_runs in (
+    ("direct", "_direct", True),
+    ("blind", "_direct", True),
+    ("random", "_baselines", True),
+    ("text-similarity", "_baselines", True),
+    ("human", "_human", False),
+):
+    declare_method(_name, f"vqakit.methods.{_module}", user_runs=_user_runs)
+
+
 def methods() -> dict[str, Method]:
+    """Every method, registered: imports every module that registers one."""
     load_plugins()
+    for declared in list(_DECLARED.values()):
+        importlib.import_module(declared.module)
     return dict(_METHODS)
 
 
+def user_methods() -> list[str]:
+    """The names of the methods users run with `vqakit eval` (vqakit's and every system's), from
+    what is declared and registered, without importing any method."""
+    load_systems()
+    hidden = {name for name, declared in _DECLARED.items() if not declared.user_runs}
+    return sorted({*_DECLARED, *_METHODS} - hidden)
+
+
 def get_method(name: str) -> Method:
-    found = methods().get(name)
+    """The method registered as `name`, importing only the module that declares it where one
+    does (else every plug-in); MethodSetupError naming the methods users run when none is."""
+    found = _METHODS.get(name)
     if found is None:
-        known = sorted(methods())
+        if name not in _DECLARED:
+            load_systems()
+        if name in _DECLARED:
+            importlib.import_module(_DECLARED[name].module)
+        found = _METHODS.get(name) or methods().get(name)
+    if found is None:
+        known = user_methods()
         raise MethodSetupError(
             f"unknown method {name!r}; {did_you_mean(name, known)}known: {', '.join(known)}"
         )

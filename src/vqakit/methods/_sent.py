@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from vqakit.methods._registry import MethodContext
 from vqakit.runs import strip_path
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 def sent_images(parts: list[Any]) -> list[np.ndarray]:
     """The images among message parts, in order (each frame of a `Frames` part)."""
+    import numpy as np
+
     from vqakit.models import Frames
     from vqakit.models import Image as ImagePart
 

@@ -25,9 +25,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-from PIL import Image as PILImage
-
 from vqakit.models._backends import register_backend
 from vqakit.models._check import hf_load_options
 from vqakit.models._messages import (
@@ -47,7 +44,11 @@ from vqakit.models._spec import ModelSpec
 from vqakit.prompts import render_prompt
 
 
-def _pil(image: Any) -> PILImage.Image:
+def _pil(image: Any) -> Any:
+    """A PIL image (RGB) of an array or a PIL image (Pillow is imported when a local model runs)."""
+    import numpy as np
+    from PIL import Image as PILImage
+
     if isinstance(image, PILImage.Image):
         return image.convert("RGB")
     return PILImage.fromarray(np.asarray(image, dtype=np.uint8))

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 from vqakit.models._backends import backend_info
 from vqakit.models._cache import ResponseCache, cache_key
 from vqakit.models._events import RetryEvent, tell
-from vqakit.models._images import image_encoding, shrunk_size
+from vqakit.models._images import image_encoding, shrunk_size, wire_ready
 from vqakit.models._limits import REQUEST_TIMEOUT_S, TOTAL_TIMEOUT_S, TimeLimits
-from vqakit.models._messages import CallError, Completion, Message
+from vqakit.models._messages import CallError, Completion, Frames, Image, Message, Video
 from vqakit.models._retry import BackendError, RetryPolicy, current_breaker
 from vqakit.models._secrets import redact_secrets
 from vqakit.models._settings import GenerationSettings, as_settings, check_supported
@@ -206,16 +206,34 @@ class Model:
     ) -> Completion:
         staging, sending = self._gates()
         async with staging:
-            if any(m.image_count() for m in messages):
+            if self._encodes(messages):
                 # image encoding runs in a worker thread (Pillow releases the GIL) so that the
                 # event loop keeps reading replies meanwhile
                 request = await asyncio.to_thread(self.backend.prepare, messages, settings, sample_id)
-            else:
+            else:  # nothing to encode (text, or JPEGs as they are sent): cheaper than a thread hop
                 request = self.backend.prepare(messages, settings, sample_id)
             # a local model or a replay gives the same reply to the same request: an empty one
             # is asked again only where the reply can differ
             retry_empty = self.info.api or not self._deterministic(settings)
             return await self._send_with_retries(request, sending, settings, retry_empty, sample_id)
+
+    def _encodes(self, messages: list[Message]) -> bool:
+        """Whether preparing these messages encodes images (or a video clip): anything but text
+        and JPEGs the backend sends as they are."""
+        if not any(m.image_count() or any(isinstance(p, Video) for p in m.parts) for m in messages):
+            return False
+        max_side = getattr(self.backend, "image_max_side", False)
+        if max_side is False:  # a backend that takes pixels (a local model): its own work
+            return True
+        for message in messages:
+            for part in message.parts:
+                if isinstance(part, Video) or (
+                    isinstance(part, Image) and not wire_ready(part.image, max_side)
+                ):
+                    return True
+                if isinstance(part, Frames) and not all(wire_ready(i, max_side) for i in part.images):
+                    return True
+        return False
 
     def _unusable(self, completion: Completion, settings: GenerationSettings) -> CallError | None:
         """Why a reply that came back is no answer: cut at the token limit (its partial text

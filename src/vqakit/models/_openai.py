@@ -12,14 +12,14 @@ is a hint there). Thinking text comes back from `reasoning_content` or `reasonin
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import os
+from functools import lru_cache
 from typing import Any
 
 from vqakit.models._backends import register_backend
-from vqakit.models._images import data_url
+from vqakit.models._images import data_url, sent_jpeg, wire_ready
 from vqakit.models._messages import (
     Completion,
     Message,
@@ -59,6 +59,55 @@ def _content(part: Part, image_max_side: int | None) -> list[dict[str, Any]]:
         else {"type": "image_url", "image_url": {"url": data_url(item.image, image_max_side)}}
         for item in as_timed_images((part,))
     ]
+
+
+_IMAGE_HEAD = b'{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,'
+_IMAGE_TAIL = b'"}}'
+
+
+def openai_body(
+    model: str, messages: list[Message], image_max_side: int | None, fields: dict[str, Any]
+) -> bytes:
+    """`json.dumps({"model": model, "messages": to_openai_messages(...), **fields}).encode()`, byte
+    for byte, put together from pieces: an image's base64 is made once per `EncodedImage` (a frame
+    sent to many questions is encoded once) and copied in, never escaped by the JSON encoder."""
+    chunks = [b'{"model": ', _json(model), b', "messages": [']
+    for number, message in enumerate(messages):
+        chunks += [b", " if number else b"", b'{"role": ', _json(message.role), b', "content": ']
+        if all(isinstance(p, Text) for p in message.parts):
+            chunks += [_json("\n".join(p.text for p in message.parts)), b"}"]
+            continue
+        items: list[bytes] = []
+        for part in message.parts:
+            if isinstance(part, Video):
+                items += [_json(openai_video(part)), b", "]
+                continue
+            for item in as_timed_images((part,)):
+                if isinstance(item, Text):
+                    items.append(_text_item(item.text))
+                else:
+                    image = item.image
+                    if not wire_ready(image, image_max_side):
+                        image = sent_jpeg(image, image_max_side)
+                    items += [_IMAGE_HEAD, image.base64, _IMAGE_TAIL]
+                items.append(b", ")
+        if items:
+            items.pop()
+        chunks += [b"[", *items, b"]}"]
+    chunks.append(b"]")
+    for key, value in fields.items():
+        chunks += [b", ", _json(key), b": ", _json(value)]
+    chunks.append(b"}")
+    return b"".join(chunks)
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+@lru_cache(maxsize=4096)  # time labels recur in every request on a video
+def _text_item(text: str) -> bytes:
+    return _json({"type": "text", "text": text})
 
 
 COMPATIBLE_KEY_HELP = (
@@ -133,12 +182,13 @@ def _openai_unsupported(settings: GenerationSettings) -> list[str]:
     model_names=r"^(gpt-|chatgpt|o\d+($|-)|text-embedding-|ft:gpt)",
 )
 class OpenAIBackend:
-    """One chat-completions endpoint over a lean aiohttp client.
+    """One chat-completions endpoint over a lean HTTP client (`_http`).
 
     The wire format is OpenAI's `/chat/completions`. The official SDK was measured here at 0.72
     of the ideal request rate at concurrency 64 (benchmarks/model_throughput.py): its
     per-request payload transform and response modelling cost more CPU than two cores have.
-    Retries live in `Model`, so this class only classifies failures.
+    The body is put together as bytes (`openai_body`). Retries live in `Model`, so this class
+    only classifies failures.
     """
 
     def __init__(self, spec: ModelSpec, *, request_timeout_s: float, image_max_side: int | None) -> None:
@@ -149,25 +199,12 @@ class OpenAIBackend:
         self.spec = spec
         self.image_max_side = image_max_side
         self.request_timeout_s = request_timeout_s
-        self._headers = {
-            "Content-Type": "application/json",
-            **auth,
-        }
-        self._sessions: dict[int, Any] = {}  # one session per event loop: connection pools are loop-bound
-
-    def _session(self) -> Any:
-        import aiohttp
-
-        loop = id(asyncio.get_running_loop())
-        if loop not in self._sessions:
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._sessions = {loop: aiohttp.ClientSession(connector=connector, headers=self._headers)}
-        return self._sessions[loop]
+        self._headers = {"Content-Type": "application/json", **auth}  # what batch uploads send too
+        self._http: Any = None  # `_http.HttpClient`, made when the first request is sent
 
     async def close(self) -> None:
-        for session in self._sessions.values():
-            await session.close()
-        self._sessions = {}
+        if self._http is not None:
+            await self._http.close()
 
     def wire_settings(self, settings: GenerationSettings) -> dict[str, Any]:
         """The request fields for these settings, under this endpoint's names."""
@@ -188,30 +225,26 @@ class OpenAIBackend:
         return body
 
     def prepare(self, messages: list[Message], settings: GenerationSettings, sample_id: str | None) -> bytes:
-        body = {
-            "model": self.spec.model,
-            "messages": to_openai_messages(messages, self.image_max_side),
-            **self.wire_settings(settings),
-        }
-        return json.dumps(body).encode()
+        return openai_body(self.spec.model, messages, self.image_max_side, self.wire_settings(settings))
 
     async def send(self, request: bytes) -> Completion:
-        import aiohttp
+        from vqakit.models._http import HttpClient, HttpFailure  # a run answered from the cache sends none
 
-        timeout = aiohttp.ClientTimeout(total=self.request_timeout_s)
+        if self._http is None:
+            self._http = HttpClient({k: v for k, v in self._headers.items() if k != "Content-Type"})
         try:
-            async with self._session().post(self.url, data=request, timeout=timeout) as response:
-                raw = await response.read()
-                if response.status != 200:
-                    raise classify_status(
-                        response.status, _error_text(raw), response.headers.get("Retry-After"), url=self.url
-                    )
+            reply = await self._http.post(self.url, request, timeout_s=self.request_timeout_s)
         except TimeoutError:
             raise BackendError(
                 "timeout", f"no reply within {self.request_timeout_s:g}s", retryable=True
             ) from None
-        except aiohttp.ClientError as error:
-            raise BackendError("connection", f"{type(error).__name__}: {error}", retryable=True) from None
+        except HttpFailure as error:
+            raise BackendError("connection", str(error), retryable=True) from None
+        raw = reply.body
+        if reply.status != 200:
+            raise classify_status(
+                reply.status, _error_text(raw), reply.headers.get("retry-after"), url=self.url
+            )
         try:
             return completion_from_reply(json.loads(raw), str(self.spec))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:

@@ -19,7 +19,7 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
 from vqakit.files import did_you_mean
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 
 _FOLDERS: list[Path] = [Path(__file__).parent]
 _ENVIRONMENT = SandboxedEnvironment(
@@ -60,20 +60,20 @@ def _paths() -> dict[str, Path]:
 
 
 def prompt_names() -> list[str]:
-    load_plugins()
+    load_systems()
     return sorted(_paths())
 
 
 def answer_prompt_names() -> list[str]:
     """The prompts a user picks with `--prompt` (the others are internal steps)."""
-    load_plugins()
+    load_systems()
     return sorted(name for name in _ANSWER_PROMPTS if name in _paths())
 
 
 def prompt_path(name: str) -> Path:
     """The file of a registered prompt; an unknown name is an error naming the closest answer
     prompt and listing the answer prompts (internal ones are not offered)."""
-    load_plugins()
+    load_systems()
     found = _paths().get(name)
     if found is None:
         public = answer_prompt_names()

@@ -5,74 +5,27 @@ details and the frames a sample card shows through the decorators of `_hooks`, a
 formats for benchmarks with hidden answers (`register_submission`, `write_submission`).
 """
 
-from vqakit.report._escape import latex_cell, markdown_cell
-from vqakit.report._hooks import (
-    SampleDetail,
-    Section,
-    ShownFrames,
-    Table,
-    percent,
-    register_judged_detail,
-    register_sample_detail,
-    register_section,
-    register_shown_frames,
-)
-from vqakit.report._official_table import NoOfficialTable, official_rows
-from vqakit.report._page import write_report
-from vqakit.report._render import render_page, write_page
-from vqakit.report._submissions import (
-    Answer,
-    Submission,
-    SubmissionFormat,
-    register_submission,
-    run_answers,
-    submission_formats,
-    write_submission,
-)
-from vqakit.report._sweep import write_ranking_report, write_sweep_report
-from vqakit.report._tables import (
-    FORMATS,
-    TableKeyError,
-    comparison_note,
-    comparison_rows,
-    format_rows,
-    format_table,
-    interval_note,
-    result_rows,
-)
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "FORMATS",
-    "Answer",
-    "NoOfficialTable",
-    "SampleDetail",
-    "Section",
-    "ShownFrames",
-    "Submission",
-    "SubmissionFormat",
-    "Table",
-    "TableKeyError",
-    "comparison_note",
-    "comparison_rows",
-    "format_rows",
-    "format_table",
-    "interval_note",
-    "latex_cell",
-    "markdown_cell",
-    "official_rows",
-    "percent",
-    "register_judged_detail",
-    "register_sample_detail",
-    "register_section",
-    "register_shown_frames",
-    "register_submission",
-    "render_page",
-    "result_rows",
-    "run_answers",
-    "submission_formats",
-    "write_page",
-    "write_ranking_report",
-    "write_report",
-    "write_submission",
-    "write_sweep_report",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_hooks": (
+            "SampleDetail Section ShownFrames Table percent register_judged_detail register_sample_detail "
+            "register_section register_shown_frames"
+        ),
+        "_official_table": "NoOfficialTable official_rows",
+        "_page": "write_report",
+        "_render": "render_page write_page",
+        "_submissions": (
+            "Answer Submission SubmissionFormat register_submission run_answers submission_formats "
+            "write_submission"
+        ),
+        "_sweep": "write_ranking_report write_sweep_report",
+        "_tables": (
+            "FORMATS comparison_note comparison_rows format_rows format_table interval_note result_rows "
+            "TableKeyError"
+        ),
+        "_escape": "latex_cell markdown_cell",
+    },
+)

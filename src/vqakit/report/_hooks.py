@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema import Benchmark, Prediction, Sample
 
 
@@ -85,22 +85,22 @@ def register_shown_frames(hook: FramesHook) -> FramesHook:
 
 
 def section_hooks() -> list[SectionHook]:
-    load_plugins()
+    load_systems()
     return list(_SECTIONS)
 
 
 def detail_hooks() -> list[DetailHook]:
-    load_plugins()
+    load_systems()
     return list(_DETAILS)
 
 
 def judged_detail_hooks() -> list[JudgedDetailHook]:
-    load_plugins()
+    load_systems()
     return list(_JUDGED_DETAILS)
 
 
 def frames_hooks() -> list[FramesHook]:
-    load_plugins()
+    load_systems()
     return list(_FRAMES)
 
 

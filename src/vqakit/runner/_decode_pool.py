@@ -3,7 +3,9 @@
 PyAV releases the GIL only around parts of decoding, and encoding JPEGs holds it for a while,
 so threads of one process leave cores idle; jobs (`methods.FrameProvider`) go to processes
 instead. They are started with `spawn` (the run's process has threads: forking it is unsafe)
-only when a first job comes, so a run answered from the caches starts none.
+only when the provider asks (once a run has more frames to decode than a few jobs: see
+`methods.PROCESS_FRAMES`), so a run answered from the caches, or one with few frames, starts
+none. A worker imports only what a job uses (`methods.warm_decoder`), not the run's modules.
 
 No orphans: a worker ends as soon as the process that started it is gone, however it went
 (kill -9 included). Each worker watches the pipe `multiprocessing` keeps from its parent (its
@@ -19,10 +21,9 @@ import multiprocessing
 import os
 import sys
 import threading
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from multiprocessing import get_context
-from multiprocessing.connection import wait
+from concurrent.futures import Executor, Future
 from pathlib import Path
+from typing import Any
 
 
 def usable_cores() -> int:
@@ -54,6 +55,8 @@ def end_with_parent() -> None:
     parent = multiprocessing.parent_process()
     if parent is None:
         return
+    from multiprocessing.connection import wait
+
     sentinel = parent.sentinel
 
     def watch() -> None:
@@ -65,7 +68,9 @@ def end_with_parent() -> None:
 
 def _warm() -> None:
     end_with_parent()
-    import vqakit.methods  # noqa: F401  - the job's imports, once per worker
+    from vqakit.methods import warm_decoder
+
+    warm_decoder()  # a job's imports, once per worker
 
 
 def _started() -> bool:
@@ -80,13 +85,16 @@ class DecodePool:
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = max(1, workers or min(usable_cores(), 8))
-        self._executor: ProcessPoolExecutor | None = None
+        self._executor: Any = None  # a ProcessPoolExecutor once started
         self._started: list[Future] = []
 
     def ready(self) -> Executor | None:
         if self._executor is None:
             if not spawn_is_safe():
                 return None
+            from concurrent.futures import ProcessPoolExecutor
+            from multiprocessing import get_context
+
             self._executor = ProcessPoolExecutor(
                 self.workers, mp_context=get_context("spawn"), initializer=_warm
             )

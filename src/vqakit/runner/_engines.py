@@ -109,8 +109,9 @@ def _frames(config: EvalConfig, model: Any, pool: DecodePool | None) -> FramePro
     store = FrameStore() if config.frame_cache else None
     encoded = getattr(model, "image_encoding", None) is not None
     executor = pool.ready if pool is not None and encoded else None
-    # encoded frames are small (tens of KB); RGB arrays for local models are not
-    limit = max(256, 2 * config.concurrency * 16) if encoded else max(32, 2 * config.concurrency)
+    # encoded frames are small (tens of KB); RGB arrays for local models are not. A video's
+    # ordered pass holds up to half the limit for questions of later parts (`_pass`)
+    limit = max(1024, 2 * config.concurrency * 16) if encoded else max(32, 2 * config.concurrency)
     return FrameProvider(store, executor, max_frames_in_flight=limit)
 
 

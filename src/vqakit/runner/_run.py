@@ -37,7 +37,6 @@ from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._saved import check_or_write_config, saved_protocol
-from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import (
     CONFIG,
@@ -120,6 +119,7 @@ _VERSIONED = (
     ("pydantic", "pydantic"),
     ("pillow", "PIL"),
     ("aiohttp", "aiohttp"),
+    ("h11", "h11"),
     ("torch", "torch"),
     ("transformers", "transformers"),
 )
@@ -358,6 +358,8 @@ def _run_logged(
     engine = run_ray if config.engine == "ray" else run_local
     frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     log.close()
+    from vqakit.runner._scores import write_scores  # scoring's imports (NumPy) come after the requests
+
     finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
     frame_totals = _frame_totals(folder, frames if todo else None)  # before results.json is rewritten
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):

@@ -12,67 +12,20 @@ results.json       run-level metrics
 report.html        the same for people
 """
 
-from vqakit.runs._damage import (
-    check_run_logs,
-    check_run_out,
-    checked_run_logs,
-    is_run_folder,
-    register_run_log,
-    run_logs,
-    set_aside_run_logs,
-)
-from vqakit.runs._folder import (
-    CONFIG,
-    FRAMES,
-    JUDGE_BATCH_RESULTS,
-    JUDGE_BATCHES,
-    JUDGMENTS,
-    MANIFEST,
-    PREDICTIONS,
-    REPORT,
-    RESULTS,
-    SCORES,
-    RunFolder,
-    RunFolderError,
-    strip_path,
-)
-from vqakit.runs._listing import RunSummary, list_runs
-from vqakit.runs._logs import (
-    JudgmentLog,
-    PredictionLog,
-    parse_judgment,
-    parse_prediction,
-    parse_score_row,
-    read_predictions,
-)
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "CONFIG",
-    "FRAMES",
-    "JUDGE_BATCHES",
-    "JUDGE_BATCH_RESULTS",
-    "JUDGMENTS",
-    "MANIFEST",
-    "PREDICTIONS",
-    "REPORT",
-    "RESULTS",
-    "SCORES",
-    "JudgmentLog",
-    "PredictionLog",
-    "RunFolder",
-    "RunFolderError",
-    "RunSummary",
-    "check_run_logs",
-    "check_run_out",
-    "checked_run_logs",
-    "is_run_folder",
-    "list_runs",
-    "parse_judgment",
-    "parse_prediction",
-    "parse_score_row",
-    "read_predictions",
-    "register_run_log",
-    "run_logs",
-    "set_aside_run_logs",
-    "strip_path",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_damage": (
+            "check_run_logs check_run_out checked_run_logs is_run_folder register_run_log run_logs "
+            "set_aside_run_logs"
+        ),
+        "_folder": (
+            "CONFIG FRAMES JUDGE_BATCH_RESULTS JUDGE_BATCHES JUDGMENTS MANIFEST PREDICTIONS REPORT RESULTS "
+            "SCORES RunFolder RunFolderError strip_path"
+        ),
+        "_listing": "RunSummary list_runs",
+        "_logs": "JudgmentLog PredictionLog parse_judgment parse_prediction parse_score_row read_predictions",
+    },
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema._corpus import Clip, Passage
 from vqakit.schema._sample import Sample
 
@@ -33,5 +33,5 @@ def register_sample_check(check: SampleCheck) -> SampleCheck:
 
 
 def sample_checks() -> list[SampleCheck]:
-    load_plugins()
+    load_systems()
     return list(_CHECKS)

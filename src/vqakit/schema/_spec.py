@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ def _window(spec: Uniform | Fps, duration_s: float) -> tuple[float, float]:
 
 def sample_times(spec: SamplingSpec, duration_s: float) -> np.ndarray:
     """The times (seconds) a spec asks for, on a video of the given duration."""
+    import numpy as np  # imported when a video is sampled (a run with its frames kept needs none)
+
     if isinstance(spec, Timestamps):
         return np.asarray(spec.times_s, dtype=np.float64)
     start, end = _window(spec, duration_s)

@@ -5,141 +5,42 @@ Benchmark systems plug in here with decorators: judges (`register_judge`), group
 (`register_metric`) and the diagnostics `compare` reports (`register_diagnostic`).
 """
 
-from vqakit.schema import length_bucket, length_buckets
-from vqakit.scoring._audit import blind_agreement, option_biases
-from vqakit.scoring._builtin_judges import ChoiceExtractor, OpenAnswerJudge, judge_reply, no_yes_no
-from vqakit.scoring._clusters import video_clusters
-from vqakit.scoring._compare import compare_runs
-from vqakit.scoring._errors import error_kinds, errors_text
-from vqakit.scoring._extract import Extraction, extract_choice
-from vqakit.scoring._headline import (
-    headline,
-    headline_of,
-    headline_short,
-    headline_text,
-    interval_kind_text,
-    interval_text,
-    intervals_note,
-    number_text,
-)
-from vqakit.scoring._hooks import (
-    default_groups,
-    diagnostics,
-    group_keys,
-    group_names,
-    register_diagnostic,
-    register_group,
-    register_metric,
-    register_score_fields,
-)
-from vqakit.scoring._intervals import (
-    CLUSTERED_KINDS,
-    SMALL_GROUP,
-    accuracy_summary,
-    binomial_bootstrap_interval,
-    bootstrap_interval,
-    cluster_bootstrap_interval,
-    cluster_counts,
-    cluster_summary,
-    clustered_normal_interval,
-    clustered_standard_error,
-    design_effect,
-    effective_bootstrap_interval,
-    effective_wilson_interval,
-    wilson_interval,
-)
-from vqakit.scoring._judge_context import benchmark_root, use_benchmark_root
-from vqakit.scoring._judges import Judge, get_judge, judge_for_kind, judges, mean_summary, register_judge
-from vqakit.scoring._labels import LETTERS, OptionStyle, format_options
-from vqakit.scoring._metrics import score_sample, summarise
-from vqakit.scoring._official import official_results
-from vqakit.scoring._paired import (
-    clustered_mcnemar,
-    mcnemar_exact,
-    pair_summary,
-    paired_bootstrap,
-    paired_cluster_bootstrap,
-)
-from vqakit.scoring._reasoning import (
-    REASONING_SOURCES,
-    ReasoningSource,
-    model_reasoning,
-    reasoning_source,
-    use_reasoning_source,
-)
-from vqakit.scoring._usage import usage_totals
-from vqakit.scoring._verdicts import parse_yes_no, yes_no_reason
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "CLUSTERED_KINDS",
-    "LETTERS",
-    "REASONING_SOURCES",
-    "SMALL_GROUP",
-    "ChoiceExtractor",
-    "Extraction",
-    "Judge",
-    "OpenAnswerJudge",
-    "OptionStyle",
-    "ReasoningSource",
-    "accuracy_summary",
-    "benchmark_root",
-    "binomial_bootstrap_interval",
-    "blind_agreement",
-    "bootstrap_interval",
-    "cluster_bootstrap_interval",
-    "cluster_counts",
-    "cluster_summary",
-    "clustered_mcnemar",
-    "clustered_normal_interval",
-    "clustered_standard_error",
-    "compare_runs",
-    "default_groups",
-    "design_effect",
-    "diagnostics",
-    "effective_bootstrap_interval",
-    "effective_wilson_interval",
-    "error_kinds",
-    "errors_text",
-    "extract_choice",
-    "format_options",
-    "get_judge",
-    "group_keys",
-    "group_names",
-    "headline",
-    "headline_of",
-    "headline_short",
-    "headline_text",
-    "interval_kind_text",
-    "interval_text",
-    "intervals_note",
-    "judge_for_kind",
-    "judge_reply",
-    "judges",
-    "length_bucket",
-    "length_buckets",
-    "mcnemar_exact",
-    "mean_summary",
-    "model_reasoning",
-    "no_yes_no",
-    "number_text",
-    "official_results",
-    "option_biases",
-    "pair_summary",
-    "paired_bootstrap",
-    "paired_cluster_bootstrap",
-    "parse_yes_no",
-    "reasoning_source",
-    "register_diagnostic",
-    "register_group",
-    "register_judge",
-    "register_metric",
-    "register_score_fields",
-    "score_sample",
-    "summarise",
-    "usage_totals",
-    "use_benchmark_root",
-    "use_reasoning_source",
-    "video_clusters",
-    "wilson_interval",
-    "yes_no_reason",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "vqakit.schema": "length_bucket length_buckets",
+        "_audit": "blind_agreement option_biases",
+        "_builtin_judges": "ChoiceExtractor OpenAnswerJudge judge_reply no_yes_no",
+        "_clusters": "video_clusters",
+        "_compare": "compare_runs",
+        "_errors": "error_kinds errors_text",
+        "_extract": "Extraction extract_choice",
+        "_headline": (
+            "headline headline_of headline_short headline_text interval_kind_text interval_text "
+            "intervals_note number_text"
+        ),
+        "_hooks": (
+            "default_groups diagnostics group_keys register_diagnostic register_group register_metric "
+            "register_score_fields group_names"
+        ),
+        "_intervals": (
+            "CLUSTERED_KINDS SMALL_GROUP accuracy_summary binomial_bootstrap_interval bootstrap_interval "
+            "cluster_bootstrap_interval cluster_counts cluster_summary clustered_normal_interval "
+            "clustered_standard_error design_effect effective_bootstrap_interval "
+            "effective_wilson_interval wilson_interval"
+        ),
+        "_judge_context": "benchmark_root use_benchmark_root",
+        "_judges": "Judge get_judge judge_for_kind judges mean_summary register_judge",
+        "_labels": "LETTERS OptionStyle format_options",
+        "_metrics": "score_sample summarise",
+        "_official": "official_results",
+        "_paired": "clustered_mcnemar mcnemar_exact pair_summary paired_bootstrap paired_cluster_bootstrap",
+        "_reasoning": (
+            "REASONING_SOURCES ReasoningSource model_reasoning reasoning_source use_reasoning_source"
+        ),
+        "_usage": "usage_totals",
+        "_verdicts": "parse_yes_no yes_no_reason",
+    },
+)

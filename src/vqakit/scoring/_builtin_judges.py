@@ -9,7 +9,6 @@ from typing import Any
 
 from vqakit.prompts import render_prompt
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring._extract import extract_choice
 from vqakit.scoring._judges import Judge, register_judge
 from vqakit.scoring._labels import format_options
 from vqakit.scoring._verdicts import parse_yes_no, yes_no_reason
@@ -42,6 +41,8 @@ def no_yes_no(reply: str) -> str | None:
 
 
 def _no_letter(choices: int) -> Callable[[str], str | None]:
+    from vqakit.scoring._extract import extract_choice  # its patterns: compiled when a reply is read
+
     def problem(reply: str) -> str | None:
         if reply.strip().upper().startswith("NONE"):
             return None
@@ -107,6 +108,8 @@ class ChoiceExtractor(Judge):
             reply=prediction.reply or "",
         )
         raw, error = await judge_reply(model, prompt, sample.id, _no_letter(len(sample.choices)))
+        from vqakit.scoring._extract import extract_choice
+
         result = None if error else extract_choice(raw, len(sample.choices))
         choice = result.choice if result is not None and result.rule == "bare" else None
         return {"raw": raw, "choice": choice, "error": error}

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema import Sample
 from vqakit.scoring._clusters import video_clusters
 from vqakit.scoring._hooks import _GROUPS, default_groups, diagnostics, group_keys
@@ -66,7 +66,7 @@ def _diagnostics(
 def _diagnostic_groups() -> tuple[str, ...]:
     """The groups diagnostics are broken down by: default groups a system registered with a
     function (`register_group`), in rank order."""
-    load_plugins()
+    load_systems()
     return tuple(
         group.name
         for group in sorted(_GROUPS.values(), key=lambda group: group.rank)

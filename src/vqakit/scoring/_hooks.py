@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema import Prediction, Sample
 
 GroupKeys = Callable[[Sample], list[str]]
@@ -72,20 +72,20 @@ def register_diagnostic(field: str, label: str) -> None:
 
 
 def default_groups() -> tuple[str, ...]:
-    load_plugins()
+    load_systems()
     return tuple(g.name for g in sorted(_GROUPS.values(), key=lambda g: g.rank) if g.default)
 
 
 def group_names() -> tuple[str, ...]:
     """Every registered group (default or not), for listing what `--group-by` takes."""
-    load_plugins()
+    load_systems()
     return tuple(_GROUPS)
 
 
 def group_keys(sample: Sample, group: str) -> list[str]:
     """The keys of `sample` in `group`: a registered group's function, else the metadata value
     of that name (named fields first, then extra keys; each item of a list)."""
-    load_plugins()
+    load_systems()
     registered = _GROUPS.get(group)
     if registered is not None and registered.keys is not None:
         return registered.keys(sample)
@@ -99,15 +99,15 @@ def group_keys(sample: Sample, group: str) -> list[str]:
 
 
 def score_field_hooks() -> list[ScoreFields]:
-    load_plugins()
+    load_systems()
     return list(_SCORE_FIELDS)
 
 
 def metric_hooks() -> list[Metric]:
-    load_plugins()
+    load_systems()
     return list(_METRICS)
 
 
 def diagnostics() -> dict[str, str]:
-    load_plugins()
+    load_systems()
     return dict(_DIAGNOSTICS)

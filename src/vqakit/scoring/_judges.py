@@ -20,11 +20,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Literal
 
-import numpy as np
-
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema import Prediction, Sample
-from vqakit.scoring._intervals import mean_interval
 
 
 class Judge:
@@ -88,7 +85,9 @@ def register_judge(cls: type[Judge]) -> type[Judge]:
 
 def judges() -> dict[str, Judge]:
     """Every registered judge by name, in an order where each comes after the judges it needs."""
-    load_plugins()
+    import vqakit.scoring._builtin_judges  # noqa: F401  - registers the built-in ones
+
+    load_systems()
     ordered: dict[str, Judge] = {}
 
     def visit(name: str, path: tuple[str, ...]) -> None:
@@ -132,6 +131,10 @@ def mean_summary(
     questions, the interval is clustered (`mean_interval`), and `interval` and `clusters` say so."""
     if not values:
         return {"n": 0, "mean": None, "ci95": [None, None]}
+    import numpy as np  # imported when scores are summarised, not when judges are looked up
+
+    from vqakit.scoring._intervals import mean_interval
+
     span = high - low
     scaled = [(value - low) / span for value in values]
     (lower, upper), kind = mean_interval(scaled, clusters)

@@ -14,41 +14,20 @@ Everything is also a JSON endpoint (docs/studio.md). The app is Starlette (`crea
 served by uvicorn (`serve`); its pages are Jinja2 templates with htmx vendored as a file.
 """
 
-from vqakit.studio._agreement import Agreement, PersonProgress, ReviewSummary, review_progress, review_summary
-from vqakit.studio._answers import ParticipantRun
-from vqakit.studio._app import create_app
-from vqakit.studio._apply import POLICIES, ApplyOutcome, apply_review, stale_line
-from vqakit.studio._jsonlog import RequestLog
-from vqakit.studio._people import Person, check_person
-from vqakit.studio._review import DROP_REASONS, EDITABLE, Decision, ReviewStore, review_folder
-from vqakit.studio._serve import Background, serve, serve_in_background
-from vqakit.studio._studio import Studio, StudioSettings
-from vqakit.studio._workspace import StudioError
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "DROP_REASONS",
-    "EDITABLE",
-    "POLICIES",
-    "Agreement",
-    "ApplyOutcome",
-    "Background",
-    "Decision",
-    "ParticipantRun",
-    "Person",
-    "PersonProgress",
-    "RequestLog",
-    "ReviewStore",
-    "ReviewSummary",
-    "Studio",
-    "StudioError",
-    "StudioSettings",
-    "apply_review",
-    "check_person",
-    "create_app",
-    "review_folder",
-    "review_progress",
-    "review_summary",
-    "serve",
-    "serve_in_background",
-    "stale_line",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_agreement": "Agreement PersonProgress ReviewSummary review_progress review_summary",
+        "_answers": "ParticipantRun",
+        "_app": "create_app",
+        "_apply": "POLICIES ApplyOutcome apply_review stale_line",
+        "_jsonlog": "RequestLog",
+        "_people": "Person check_person",
+        "_review": "DROP_REASONS EDITABLE Decision ReviewStore review_folder",
+        "_serve": "Background serve serve_in_background",
+        "_studio": "Studio StudioSettings",
+        "_workspace": "StudioError",
+    },
+)

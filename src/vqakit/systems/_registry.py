@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vqakit.plugins import load_plugins
+from vqakit.plugins import load_systems
 from vqakit.schema import Protocol
 
 
@@ -30,5 +30,5 @@ def register_system(system: System) -> System:
 
 
 def systems() -> dict[str, System]:
-    load_plugins()
+    load_systems()
     return dict(_SYSTEMS)

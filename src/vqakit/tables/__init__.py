@@ -13,48 +13,19 @@
   utils.py bound to `LmmsEvalTask`, the rows with vqakit's rendered prompts).
 """
 
-from vqakit.tables._export import EXPORT_FORMATS, export_benchmark
-from vqakit.tables._export_hf import BenchExport, export_hf
-from vqakit.tables._export_lmms import export_lmms_eval
-from vqakit.tables._found import find_file
-from vqakit.tables._import import ImportHooks, TableImport, default_card, import_rows, import_table
-from vqakit.tables._lmms_task import LmmsEvalTask
-from vqakit.tables._mapping import (
-    MappingError,
-    TableMapping,
-    load_mapping,
-    parse_mapping,
-    render,
-    template_columns,
-)
-from vqakit.tables._presets import Preset, PresetOption, presets, register_preset
-from vqakit.tables._source import Source, SourceError, SourceRow, read_source
+from vqakit.lazy import lazy_exports
 
-__all__ = [
-    "EXPORT_FORMATS",
-    "BenchExport",
-    "ImportHooks",
-    "LmmsEvalTask",
-    "MappingError",
-    "Preset",
-    "PresetOption",
-    "Source",
-    "SourceError",
-    "SourceRow",
-    "TableImport",
-    "TableMapping",
-    "default_card",
-    "export_benchmark",
-    "export_hf",
-    "export_lmms_eval",
-    "find_file",
-    "import_rows",
-    "import_table",
-    "load_mapping",
-    "parse_mapping",
-    "presets",
-    "read_source",
-    "register_preset",
-    "render",
-    "template_columns",
-]
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__,
+    {
+        "_export": "EXPORT_FORMATS export_benchmark",
+        "_export_hf": "BenchExport export_hf",
+        "_export_lmms": "export_lmms_eval",
+        "_import": "ImportHooks TableImport default_card import_rows import_table",
+        "_lmms_task": "LmmsEvalTask",
+        "_mapping": "MappingError TableMapping load_mapping parse_mapping render template_columns",
+        "_presets": "Preset PresetOption presets register_preset",
+        "_source": "Source SourceError SourceRow read_source",
+        "_found": "find_file",
+    },
+)

@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import av
 import numpy as np
@@ -41,7 +42,7 @@ _SEEK_COST = 8
 class Frame:
     """One decoded RGB frame and where it sits in the video."""
 
-    image: np.ndarray  # (height, width, 3) uint8 RGB, display orientation
+    image: Any  # (height, width, 3) uint8 RGB, display orientation (or what `then` made of it)
     time_s: float  # presentation time of this frame (see _index for the convention)
     frame_number: int  # 0-based, presentation order
 
@@ -60,6 +61,12 @@ def _start_keyframes(index: FrameIndex, frame_numbers: np.ndarray) -> np.ndarray
     key_pts = np.maximum.accumulate(index.decode_pts[key_positions])
     slots = np.searchsorted(key_pts, index.pts[frame_numbers], side="right") - 1
     return key_positions[np.maximum(slots, 0)]
+
+
+def decode_starts(index: FrameIndex, frame_numbers: np.ndarray) -> np.ndarray:
+    """For each frame, the decode position of the keyframe its decode starts from: frames with
+    the same start share a GOP's forward decode (planners keep them in one job)."""
+    return _start_keyframes(index, np.asarray(frame_numbers, dtype=np.int64))
 
 
 def _plan_runs(index: FrameIndex, frame_numbers: np.ndarray) -> list[_Run]:
@@ -95,7 +102,7 @@ class _RunDecoder:
     def __init__(
         self,
         index: FrameIndex,
-        convert: Callable[[av.VideoFrame], np.ndarray],
+        convert: Callable[[av.VideoFrame], Any],
         frame_threads: bool,
         skip_disposable: bool,
     ) -> None:
@@ -109,7 +116,7 @@ class _RunDecoder:
         self.position_of = {int(pts): pos for pos, pts in enumerate(index.decode_pts.tolist())}
         self.packets: Iterator[av.Packet] | None = None
         self.cursor: int | None = None  # decode position of the packet the demuxer yields next
-        self.found: dict[int, np.ndarray] = {}
+        self.found: dict[int, Any] = {}
 
     def _seek(self, position: int) -> None:
         target = int(self.index.decode_dts[position]) if position >= 0 else int(self.index.decode_dts.min())
@@ -153,7 +160,7 @@ class _RunDecoder:
             missing = ", ".join(f"{float(pts * self.index.time_base):.3f}" for pts in sorted(wanted))
             raise VideoError(self.index.path, f"could not decode the frames at pts time(s) {missing}")
 
-    def decode(self, runs: list[_Run]) -> dict[int, np.ndarray]:
+    def decode(self, runs: list[_Run]) -> dict[int, Any]:
         try:
             with self.container:
                 for run in runs:
@@ -193,11 +200,15 @@ def decode_frames(
     frame_threads: bool | None = None,
     skip_disposable: bool = True,
     rotate: bool = True,
+    then: Callable[[int, np.ndarray], Any] | None = None,
 ) -> list[Frame]:
     """Decode the given frame numbers (any order, repeats allowed), in the order asked.
 
     In keyframe mode each returned frame is the keyframe at or before the asked one.
     `frame_threads` defaults to on when a single worker decodes, off when several do.
+    `then(frame_number, image)`, given, gets each frame as it is decoded, and what it returns is
+    kept as the frame's `image` instead of the pixels: a caller that encodes each frame holds one
+    decoded frame at a time, however many it asks for.
     """
     frame_numbers = np.asarray(frame_numbers, dtype=np.int64)
     if frame_numbers.size == 0:
@@ -210,11 +221,16 @@ def decode_frames(
     if frame_threads is None:
         frame_threads = parts == 1 and not keyframes_only
     convert = _converter(resize, rotate)
+    if then is not None:
+        pixels, number_of = convert, {int(index.pts[n]): n for n in set(frame_numbers.tolist())}
 
-    def work(chunk: list[_Run]) -> dict[int, np.ndarray]:
+        def convert(frame: av.VideoFrame) -> Any:
+            return then(number_of[frame.pts], pixels(frame))
+
+    def work(chunk: list[_Run]) -> dict[int, Any]:
         return _RunDecoder(index, convert, frame_threads, skip_disposable).decode(chunk)
 
-    found: dict[int, np.ndarray] = {}
+    found: dict[int, Any] = {}
     chunks = _split(runs, parts)
     if len(chunks) == 1:
         found.update(work(chunks[0]))

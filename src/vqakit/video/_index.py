@@ -19,12 +19,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-
-import av
-import numpy as np
+from typing import TYPE_CHECKING
 
 from vqakit.video._errors import VideoError
 from vqakit.video._nal import is_disposable, nal_length_size
+
+if TYPE_CHECKING:
+    import av
+    import numpy as np
 
 TIME_EPSILON_S = 1e-7
 
@@ -58,6 +60,8 @@ class FrameIndex:
 
     def frame_at(self, time_s: float) -> int:
         """Frame number whose presentation interval contains `time_s`."""
+        import numpy as np  # imported when a video is indexed
+
         if not 0.0 <= time_s < self.duration_s:
             raise VideoError(
                 self.path, f"time {time_s:.3f}s is outside the video [0, {self.duration_s:.3f}s)"
@@ -65,6 +69,8 @@ class FrameIndex:
         return int(np.searchsorted(self.times_s, time_s + TIME_EPSILON_S, side="right") - 1)
 
     def frames_at(self, times_s: np.ndarray) -> np.ndarray:
+        import numpy as np  # imported when a video is indexed
+
         times = np.asarray(times_s, dtype=np.float64)
         bad = (times < 0.0) | (times >= self.duration_s) | ~np.isfinite(times)
         if bad.any():
@@ -74,6 +80,8 @@ class FrameIndex:
 
 
 def _open(path: Path) -> av.container.InputContainer:
+    import av  # PyAV: imported when a video is read
+
     if not path.exists():
         raise VideoError(path, "file not found")
     if path.is_dir():
@@ -95,6 +103,8 @@ def open_video(path: str | Path) -> tuple[av.container.InputContainer, av.video.
 
 
 def _scan_packets(path: Path) -> tuple[list[int], list[int], list[bool], list[bool], int | None, Fraction]:
+    import av  # PyAV: imported when a video is read
+
     container, stream = open_video(path)
     codec = stream.codec_context.name
     length_size = nal_length_size(codec, stream.codec_context.extradata)
@@ -134,6 +144,8 @@ def _scan_packets(path: Path) -> tuple[list[int], list[int], list[bool], list[bo
 
 
 def _build(path: str) -> FrameIndex:
+    import numpy as np  # imported when a video is indexed
+
     pts_list, dts_list, keys, disposable, last_duration, time_base = _scan_packets(Path(path))
     decode_pts = np.asarray(pts_list, dtype=np.int64)
     order = np.argsort(decode_pts, kind="stable")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vqakit.video._image_files import check_image_file
 from vqakit.video._probe import probe
 from vqakit.video._subtitles import read_subtitles
 
@@ -21,4 +20,6 @@ class VideoMediaChecker:
         read_subtitles(path)
 
     def check_image(self, path: Path) -> None:
+        from vqakit.video._image_files import check_image_file  # Pillow and NumPy: imported when used
+
         check_image_file(path)  # its size from the header first: no decompression bomb

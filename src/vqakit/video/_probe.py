@@ -7,11 +7,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-
-import av
+from typing import TYPE_CHECKING
 
 from vqakit.video._errors import VideoError
 from vqakit.video._index import built_frame_index, file_version_key, frame_index, open_video
+
+if TYPE_CHECKING:
+    import av
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ def _declared_ends(
     container: av.container.InputContainer, streams: list[av.stream.Stream]
 ) -> tuple[float | None, dict[int, float]]:
     """Where the header says the data of the whole file and of each stream ends (seconds)."""
+    import av  # PyAV: imported when a video is read
+
     if not _DECLARED_END_FORMATS.intersection(container.format.name.split(",")):
         return None, {}  # e.g. MPEG-TS or raw streams: durations estimated from bitrate or the end
     ends = {
@@ -66,6 +70,8 @@ def _check_end(
     Demuxes (never decodes) only the packets from the keyframe before the last second, so it
     costs one seek and a GOP's worth of reading whatever the video's length.
     """
+    import av  # PyAV: imported when a video is read
+
     streams = [*container.streams.video, *container.streams.audio]
     declared, stream_ends = _declared_ends(container, streams)
     if declared is None or not stream.time_base:
@@ -111,6 +117,8 @@ def probe(path: str | Path, *, exact: bool = False, check_end: bool = False) -> 
     truncated MP4 whose index sits at the front opens and decodes its first frame like a
     whole one); it reads only the last GOP or so.
     """
+    import av  # PyAV: imported when a video is read
+
     path = Path(path)
     container, stream = open_video(path)
     with container:

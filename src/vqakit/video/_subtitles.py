@@ -27,9 +27,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import pysubs2
-from pysubs2.time import TIMESTAMP as _PYSUBS2_STAMP
-
 from vqakit.video._errors import VideoError
 
 _STAMP = r"(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})"
@@ -120,8 +117,10 @@ def _prepare(lines: list[str], timings: dict[int, tuple[int, int]], is_vtt: bool
             out[texts[-1]] += _GUARD  # a last line of digits is text, not the next cue's number
         start, end = timings[row]
         out[row] = f"{_canonical(start)} --> {_canonical(end)}"
+    from pysubs2.time import TIMESTAMP  # imported when subtitles are read (it takes a while)
+
     for row, line in enumerate(out):
-        if row not in timings and _PYSUBS2_STAMP.search(line):
+        if row not in timings and TIMESTAMP.search(line):
             out[row] = line.replace(":", ":" + _GUARD)  # text that reads as a time stays text
     return out
 
@@ -145,6 +144,8 @@ def parse_subtitles(text: str, source: str = "<subtitles>") -> list[Cue]:
             raise VideoError(source, "no subtitle cues found (expected SRT or WebVTT timing lines)")
         return []
     prepared = _prepare(lines, timings, is_vtt)
+    import pysubs2
+
     events = pysubs2.SSAFile.from_string("\n".join(prepared), format_="srt").events
     rows = sorted(timings)
     if len(events) != len(rows):  # cannot happen: every timing line is one event

@@ -12,13 +12,29 @@ in `vqakit studio` (`evidence`); and its prompts. The builder (`vqakit build ego
 
 from pathlib import Path
 
+from vqakit.methods import declare_method
+from vqakit.plugins import defer
 from vqakit.prompts import register_prompt_folder
 from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.egofact import baselines, diagnostics, evidence, rag, report, validation  # noqa: E402
+# what every run consults (scoring, report, validation); the methods load when asked for by name
+from vqakit.systems.egofact import diagnostics, report, validation  # noqa: E402
 from vqakit.systems.egofact.protocol import PROTOCOL  # noqa: E402
+
+METHODS = {
+    "rag": "rag",
+    "rag+localize": "rag",
+    "rag+best-piece": "rag",
+    "rag+split": "rag",
+    "oracle-clip": "rag",
+    "graphrag": "graphrag_method",
+    "videorag-jeong": "videorag_jeong",
+}
+for _name, _module in METHODS.items():
+    declare_method(_name, f"{__name__}.{_module}")
+defer(f"{__name__}.rag", f"{__name__}.baselines", f"{__name__}.evidence")
 
 register_system(
     System(
@@ -28,18 +44,10 @@ register_system(
         link="https://openreview.net/forum?id=6WS1wfLmc6",
         notes="docs/protocols/egofact.md",
         protocol=PROTOCOL,
-        methods=(
-            "rag",
-            "rag+localize",
-            "rag+best-piece",
-            "rag+split",
-            "oracle-clip",
-            "graphrag",
-            "videorag-jeong",
-        ),
+        methods=tuple(METHODS),
         judges=("sufficiency",),
         commands=("build egofact", "index"),
     )
 )
 
-__all__ = ["PROTOCOL", "baselines", "diagnostics", "evidence", "rag", "report", "validation"]
+__all__ = ["METHODS", "PROTOCOL", "diagnostics", "report", "validation"]

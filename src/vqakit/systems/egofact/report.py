@@ -17,7 +17,6 @@ from vqakit.report import (
     register_shown_frames,
 )
 from vqakit.schema import Benchmark, Prediction, Sample
-from vqakit.systems.egofact.rag import clip_strip, legacy_clip_strip
 
 _SPLITS = ["all", "n", "answered correctly", "n", "answered wrongly", "n"]
 _OUTCOMES = {"all": "all", "correct": "answered correctly", "wrong": "answered wrongly"}
@@ -185,6 +184,11 @@ def clip_frames(benchmark: Benchmark, sample: Sample, prediction: Prediction) ->
     shown = shown_clip(sample, prediction)
     if shown is None or shown not in benchmark.clips:
         return None
+    from vqakit.systems.egofact.rag import (  # a method's module: imported when used
+        clip_strip,
+        legacy_clip_strip,
+    )
+
     times = prediction.retrieval["frames_s"][shown]
     for strip in (clip_strip(sample.id, shown), legacy_clip_strip(sample.id, shown)):
         if strip in prediction.images:

@@ -11,13 +11,16 @@ instructionbench`); `evidence` shows reviewers what the builder used for each sa
 
 from pathlib import Path
 
+from vqakit.plugins import defer
 from vqakit.prompts import register_prompt_folder
 from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts", answer_prompts=("ib_mcq_eval",))
 
-from vqakit.systems.instructionbench import evidence, protocol  # noqa: E402
+from vqakit.systems.instructionbench import protocol  # noqa: E402  - the `source` group of every run
 from vqakit.systems.instructionbench.protocol import PROTOCOL  # noqa: E402
+
+defer(f"{__name__}.evidence")
 
 register_system(
     System(
@@ -31,4 +34,4 @@ register_system(
     )
 )
 
-__all__ = ["PROTOCOL", "evidence", "protocol"]
+__all__ = ["PROTOCOL", "protocol"]

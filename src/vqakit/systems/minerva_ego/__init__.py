@@ -10,13 +10,19 @@ and table (`vqakit import minerva-mcq`); `rank` ranks runs by reasoning under se
 
 from pathlib import Path
 
+from vqakit.methods import declare_method
+from vqakit.plugins import defer
 from vqakit.prompts import register_prompt_folder
 from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.minerva_ego import hints, minerva, recall, report, rubric  # noqa: E402
+# what every run consults (scoring, report, the rubric judge); the method and preset load on demand
+from vqakit.systems.minerva_ego import recall, report, rubric  # noqa: E402
 from vqakit.systems.minerva_ego.protocol import PROTOCOL  # noqa: E402
+
+declare_method("hints", f"{__name__}.hints")
+defer(f"{__name__}.hints", f"{__name__}.minerva")  # the method, and the `minerva-mcq` preset
 
 register_system(
     System(
@@ -26,10 +32,10 @@ register_system(
         link="https://arxiv.org/abs/2605.15342",
         notes="docs/protocols/minerva_ego.md",
         protocol=PROTOCOL,
-        methods=("hints",),
+        methods=("hints",),  # declared above
         judges=("rubric",),
         commands=("import minerva", "import minerva-mcq", "hints", "rank"),
     )
 )
 
-__all__ = ["PROTOCOL", "hints", "minerva", "recall", "report", "rubric"]
+__all__ = ["PROTOCOL", "recall", "report", "rubric"]

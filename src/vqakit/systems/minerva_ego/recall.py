@@ -29,13 +29,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from vqakit.schema import Prediction, Sample, find_objects
 from vqakit.scoring import model_reasoning, reasoning_source, register_metric, register_score_fields
 from vqakit.systems.minerva_ego.descriptions import describe_objects, head_noun, singular, words
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["object_recall", "recall_fields", "singular", "summarise_recall", "words"]
 
@@ -111,6 +112,8 @@ def summarise_recall(samples: list[Sample], rows: list[dict[str, Any]]) -> dict[
     by_category: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in recalled:
         by_category[category[row["sample_id"]]].append(row)
+
+    import numpy as np  # imported when recall is summarised, not when the system is loaded
 
     def means(group: list[dict[str, Any]]) -> dict[str, Any]:
         return {

@@ -14,20 +14,21 @@ labels questions with their category and modality type (`vqakit label movierecap
 
 from pathlib import Path
 
+from vqakit.methods import declare_method
+from vqakit.plugins import defer
 from vqakit.prompts import register_prompt_folder
 from vqakit.systems import System, register_system
 
 register_prompt_folder(Path(__file__).parent / "prompts")
 
-from vqakit.systems.movierecapsqa import (  # noqa: E402
-    claims,
-    claims_report,
-    judges,
-    official,
-    settings,
-    summary,
-)
-from vqakit.systems.movierecapsqa.settings import PROTOCOL  # noqa: E402
+# what every run consults (the judges, their summary and report); the methods load when asked for
+from vqakit.systems.movierecapsqa import claims, claims_report, judges, summary  # noqa: E402
+from vqakit.systems.movierecapsqa.protocol import PROTOCOL  # noqa: E402
+
+declare_method("movierecaps", f"{__name__}.settings")
+# scores answers written by another tool (`vqakit import movierecapsqa-answers`), not run by eval
+declare_method("imported", f"{__name__}.official", user_runs=False)
+defer(f"{__name__}.settings", f"{__name__}.official")
 
 register_system(
     System(
@@ -50,4 +51,4 @@ register_system(
     )
 )
 
-__all__ = ["PROTOCOL", "claims", "claims_report", "judges", "official", "settings", "summary"]
+__all__ = ["PROTOCOL", "claims", "claims_report", "judges", "summary"]

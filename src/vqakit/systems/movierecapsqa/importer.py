@@ -39,7 +39,7 @@ from vqakit.systems.movierecapsqa.media import (
     recap_files,
     subtitle_files,
 )
-from vqakit.systems.movierecapsqa.settings import PROTOCOL
+from vqakit.systems.movierecapsqa.protocol import PROTOCOL
 from vqakit.systems.movierecapsqa.tables import Fact, Question, Recap, Segment, id_key, read_tables
 
 CARD: dict[str, Any] = {

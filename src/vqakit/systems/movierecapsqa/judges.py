@@ -34,7 +34,6 @@ from vqakit.prompts import render_prompt
 from vqakit.schema import Prediction, Sample
 from vqakit.scoring import Judge, register_judge
 from vqakit.systems.movierecapsqa.claims import CLAIMS, ask_json, shared_claims
-from vqakit.systems.movierecapsqa.evidence import dialogue, question_facts, segment_facts
 from vqakit.systems.movierecapsqa.summary import SCALE, score_summary
 from vqakit.systems.movierecapsqa.verdicts import spellings, verdicts_for
 
@@ -59,6 +58,9 @@ class ClaimJudge(Judge):
 
     def evidence(self, sample: Sample) -> tuple[dict[str, Any], dict[str, Any]]:
         """(prompt fields, what the record keeps of them) for this sample."""
+        # imported when a sample is graded: reading subtitles needs what loading the judge does not
+        from vqakit.systems.movierecapsqa.evidence import dialogue, question_facts, segment_facts
+
         fields: dict[str, Any] = {}
         kept: dict[str, Any] = {}
         if self.facts is not None:

@@ -43,12 +43,8 @@ from vqakit.systems.movierecapsqa.inputs import (
     setting_video,
     window_times,
 )
+from vqakit.systems.movierecapsqa.protocol import NAME
 from vqakit.video import VideoError
-
-NAME = "movierecaps"
-PROTOCOL = Protocol(frames="uniform:16", short_side=448, method=NAME, prompt="open_short")
-"""16 frames of the setting's video, resized to a 448-pixel short side. `prompt` stays a generic
-open-ended one so that `direct` also runs on the folder (on `videos[0]`, the recap segment)."""
 
 Setting = Literal["recap-segment", "movie-segment", "full-recap", "full-movie"]
 Inputs = Literal["both", "frames", "dialogue"]

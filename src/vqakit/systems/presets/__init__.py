@@ -13,21 +13,19 @@ their submission format (`vqakit export RUN --format <name>`).
 
 from pathlib import Path
 
+from vqakit.plugins import defer
 from vqakit.prompts import register_prompt_folder
 from vqakit.schema import Protocol
 from vqakit.systems import System, register_system
 
-register_prompt_folder(Path(__file__).parent / "prompts")
+PRESETS = ("videomme", "mvbench", "egoschema", "nextqa", "perceptiontest", "longvideobench", "mlvu")
 
-from vqakit.systems.presets import (  # noqa: E402
-    egoschema,
-    longvideobench,
-    mlvu,
-    mvbench,
-    nextqa,
-    perceptiontest,
-    videomme,
-)
+# each preset's prompt is an answer prompt: its benchmarks' protocol names it, `--prompt` picks it
+_PROMPTS = Path(__file__).parent / "prompts"
+register_prompt_folder(_PROMPTS, answer_prompts=tuple(sorted(path.stem for path in _PROMPTS.glob("*.txt"))))
+# the presets register importers (`vqakit import NAME`) and submission formats (`vqakit export`),
+# which no run consults: loaded when those registries are asked
+defer(*(f"{__name__}.{name}" for name in PRESETS))
 
 register_system(
     System(
@@ -37,19 +35,8 @@ register_system(
         reference="each benchmark's own paper and release (listed with its layout in the notes)",
         notes="docs/datasets.md",
         protocol=Protocol(),
-        commands=tuple(
-            f"import {name}"
-            for name in (
-                "videomme",
-                "mvbench",
-                "egoschema",
-                "nextqa",
-                "perceptiontest",
-                "longvideobench",
-                "mlvu",
-            )
-        ),
+        commands=tuple(f"import {name}" for name in PRESETS),
     )
 )
 
-__all__ = ["egoschema", "longvideobench", "mlvu", "mvbench", "nextqa", "perceptiontest", "videomme"]
+__all__ = ["PRESETS"]
