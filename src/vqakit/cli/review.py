@@ -55,8 +55,11 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     import dataclasses
     import json
 
+    from vqakit.extras import require_extra
     from vqakit.files import InputError
     from vqakit.studio import review_progress
+
+    require_extra("studio", "vqakit review")  # agreement needs statsmodels: said before any work
 
     try:
         summary, folder = review_progress(bench, review_dir)
@@ -122,8 +125,11 @@ def apply(
     decision made before its sample last changed (stale) is listed and not applied, unless
     --include-stale. The new folder is built aside and moved into place only once it validates
     (media too)."""
+    from vqakit.extras import require_extra
     from vqakit.schema import BenchmarkError
     from vqakit.studio import apply_review, stale_line
+
+    require_extra("studio", "vqakit review apply")
 
     try:
         outcome = apply_review(

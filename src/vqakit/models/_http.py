@@ -102,8 +102,17 @@ class HttpClient:
     async def post(self, url: str, body: bytes, *, timeout_s: float | None) -> HttpReply:
         """Send `body` (JSON) to `url`; the reply whatever its status. TimeoutError when the whole
         exchange (connecting included) takes longer than `timeout_s`; HttpFailure when it fails."""
+        return await self.request("POST", url, body, timeout_s=timeout_s)
+
+    async def request(
+        self, method: str, url: str, body: bytes | None = None, *, timeout_s: float | None,
+        headers: dict[str, str] | None = None,
+    ) -> HttpReply:  # fmt: skip
+        """`method` to `url` with `body` (JSON; None: no body) and `headers` beside the client's;
+        as `post` otherwise."""
         origin, target = _origin_and_target(url)
-        head = self._head(origin, target, len(body))
+        head = self._head(origin, target, method, body, headers or {})
+        body = body or b""
         async with asyncio.timeout(timeout_s):
             connection = self._kept(origin)
             if connection is not None:
@@ -113,17 +122,19 @@ class HttpClient:
                     pass
             return await self._exchange(origin, await self._open(origin), head, body, reused=False)
 
-    def _head(self, origin: _Origin, target: str, length: int) -> h11.Request:
+    def _head(
+        self, origin: _Origin, target: str, method: str, body: bytes | None, extra: dict[str, str]
+    ) -> h11.Request:
         headers = [
             ("Host", origin.host_header),
             ("User-Agent", USER_AGENT),
             ("Accept", "application/json"),
             ("Accept-Encoding", "gzip, deflate"),
-            ("Content-Type", "application/json"),
-            *self.headers.items(),
-            ("Content-Length", str(length)),
+            *([("Content-Type", "application/json")] if body is not None else []),
+            *{**self.headers, **extra}.items(),
+            ("Content-Length", str(len(body or b""))),
         ]
-        return h11.Request(method="POST", target=target, headers=headers)
+        return h11.Request(method=method, target=target, headers=headers)
 
     def _kept(self, origin: _Origin) -> _Connection | None:
         loop = asyncio.get_running_loop()

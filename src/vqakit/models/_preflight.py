@@ -15,9 +15,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from vqakit.models._backends import backend_info
 from vqakit.models._retry import http_error_text
@@ -62,29 +64,28 @@ def preflight_timeout_s() -> float:
 async def http(
     session: Any, method: str, url: str, timeout_s: float, headers: dict[str, str], body: Any = None
 ) -> Answer:
-    """One request; EndpointProblem when no answer comes (refused, host unknown, no reply in time)."""
-    import aiohttp
+    """One request over `session` (an `HttpClient`); EndpointProblem when no answer comes
+    (refused, host unknown, no reply in time)."""
+    from vqakit.models._http import HttpFailure
 
+    data = None if body is None else json.dumps(body).encode()
     try:
-        async with session.request(
-            method, url, headers=headers, json=body, timeout=aiohttp.ClientTimeout(total=timeout_s)
-        ) as response:
-            return Answer(response.status, await response.read())
+        reply = await session.request(method, url, data, timeout_s=timeout_s, headers=headers)
     except TimeoutError:
         raise EndpointProblem(
             f"{url}: no answer within {timeout_s:g} s (the server is stuck, busy or not an HTTP server)"
         ) from None
-    except aiohttp.ClientConnectorError as error:
-        os_error = getattr(error, "os_error", None)
-        if isinstance(os_error, ConnectionRefusedError):
+    except HttpFailure as error:
+        cause = error.__cause__ or error.__context__
+        text = str(error)
+        if isinstance(cause, ConnectionRefusedError) or "Connect call failed" in text or "refused" in text:
             why = "connection refused (nothing listens there: is the server running, on this port?)"
-        elif type(error).__name__ == "ClientConnectorDNSError":
-            why = f"host {error.host!r} not found"
+        elif isinstance(cause, socket.gaierror) or "Name or service not known" in text or "nodename" in text:
+            why = f"host {urlsplit(url).hostname!r} not found"
         else:
-            why = f"cannot connect ({os_error or error})"
+            why = text
         raise EndpointProblem(f"{url}: {why}") from None
-    except aiohttp.ClientError as error:
-        raise EndpointProblem(f"{url}: {type(error).__name__}: {error}") from None
+    return Answer(reply.status, reply.body)
 
 
 def refusal(answer: Answer, url: str, hint: str = "") -> EndpointProblem | None:
@@ -157,7 +158,7 @@ def preflight(models: Sequence[tuple[str, str, float | None]], timeout_s: float 
     limit or None), the role naming it in messages (`--model`, `judge open`). Returns notes for
     the user; PreflightError (one line) for the first model, in the order given, that cannot be
     used."""
-    import aiohttp
+    from vqakit.models._http import HttpClient
 
     limit = timeout_s or preflight_timeout_s()
     roles: dict[str, list[str]] = {}
@@ -174,9 +175,12 @@ def preflight(models: Sequence[tuple[str, str, float | None]], timeout_s: float 
         return []
 
     async def run() -> list[str | BaseException]:
-        async with aiohttp.ClientSession() as session:
+        session = HttpClient()
+        try:
             checks = [_check(session, spec, seconds) for spec, seconds in checked.values()]
             return await asyncio.gather(*checks, return_exceptions=True)
+        finally:
+            await session.close()
 
     notes = []
     for key, outcome in zip(checked, asyncio.run(run()), strict=True):

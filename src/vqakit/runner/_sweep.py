@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vqakit.benchmarks import load_benchmark
-from vqakit.files import slug, write_text_atomic, writing_folder
+from vqakit.files import check_out, slug, write_text_atomic, writing_folder
 from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._checks import check_run
 from vqakit.runner._config import EvalConfig
@@ -82,6 +82,7 @@ def run_sweep(
     if parameter not in SWEEPABLE and parameter not in get_method(base.method).options.model_fields:
         raise ValueError(f"cannot sweep {parameter!r} with method {base.method}")
     benchmark = load_benchmark(base.bench)
+    check_out(out, "sweep", inputs=[benchmark.root], legacy=_swept_before_markers)  # before any request
     if preflight and values:
         first = _with(base, parameter, values[0])
         check_run(first, benchmark, allow_no_frames=True)
