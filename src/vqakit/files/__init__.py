@@ -12,7 +12,10 @@ of every complete line that cannot be read); `LogContents.checked()` raises `Bad
 `InputError` naming each FILE:LINE) when there are any; `LogAppender` appends whole synced lines
 and is the only code that removes a torn last line; `set_aside_bad_lines` moves unreadable lines
 into `<name>.set-aside.jsonl` beside the log when the user asks (`--set-aside-bad-lines`);
-`set_aside_counts` counts them. No code path deletes or truncates a complete line.
+`set_aside_counts` counts them; `UnreadableLog` is a log that cannot be opened. `SharedLog`
+(`_shared_log`) is a log that threads and processes read and append to at once (the studio's
+people's logs): locked, followed as it grows, written through `LogAppender`. No code path
+deletes or truncates a complete line.
 
 Reading user inputs (every importer, loader and label map goes through these):
 
@@ -66,7 +69,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_logs": (
             "SET_ASIDE_OPTION BadLogLines LogAppender LogContents Parser SetAside is_set_aside_file "
             "json_object line_problem read_log require set_aside_bad_lines set_aside_counts "
-            "set_aside_path sync_folder"
+            "set_aside_path sync_folder UnreadableLog"
         ),
         "_media": (
             "MediaPlan link_or_copy media_name_problem place_media real_file refuse_links staged_folder"
@@ -77,6 +80,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
             "read_marker write_marker writing_folder"
         ),
         "_problems": "InputError InputProblem last_read note_read one_line reading",
+        "_shared_log": "SharedLog SharedLogWriter",
         "_sqlite": "on_network_filesystem open_shared_database",
         "_tables": (
             "TABLE_FORMATS Record Row Table TableFormat json_records parse_rows parse_table read_rows "

@@ -33,10 +33,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 from vqakit.files._atomic import write_atomic
 from vqakit.files._gc import collector_paused
+from vqakit.files._json import JSONError
 from vqakit.files._problems import InputError, one_line
 
 T = TypeVar("T")
@@ -66,6 +67,8 @@ def line_problem(error: BaseException) -> str:
         return f"{_NO_UTF8} (byte {error.start + 1})"
     if isinstance(error, json.JSONDecodeError):
         return f"not JSON ({error.msg} at column {error.colno})"
+    if isinstance(error, JSONError):  # vqakit.files.parse_json's
+        return f"not JSON ({error.message} at column {error.column})"
     if isinstance(error, RecursionError):
         return "nested too deeply"
     errors = getattr(error, "errors", None)
@@ -148,6 +151,10 @@ class BadLogLines(InputError):
         """This log's problems, then each other log's."""
         return [self, *self.more]
 
+    def named(self) -> list[str]:
+        """Every line of every log, as `FILE:LINE: reason` (what a page lists)."""
+        return [f"{bad.path}:{line}: {reason}" for bad in self.each() for line, reason in bad.problems]
+
     def _message(self) -> str:
         heads, listed = [], []
         for bad in self.each():
@@ -158,6 +165,22 @@ class BadLogLines(InputError):
                 listed.append(f"  ... and {count - LISTED} more line(s) of {bad.path}")
         hints = dict.fromkeys(bad.hint or _set_aside_hint(bad.path) for bad in self.each())
         return "\n".join([f"{'; '.join(heads)} cannot be read; nothing was changed:", *listed, *hints])
+
+
+class UnreadableLog(InputError):
+    """A log that cannot be opened at all (a folder in its place, no permission to read it):
+    `FILE: why`. Nothing of it was read, nothing was changed."""
+
+    def __init__(self, path: str | Path, error: OSError) -> None:
+        self.path = Path(path)
+        if isinstance(error, IsADirectoryError) or self.path.is_dir():
+            self.reason = "is a folder, not a log file"
+        else:
+            self.reason = f"cannot be read ({error.strerror or error})"
+        super().__init__(f"{self.path}: {self.reason}")
+
+    def named(self) -> list[str]:
+        return [str(self)]
 
 
 def _set_aside_hint(path: Path) -> str:
@@ -215,22 +238,33 @@ def _parse_lines(
         start = end
 
 
-def read_log(path: str | Path, parse: Parser, *, offset: int = 0, first_line: int = 1) -> LogContents[Any]:
+def read_log(
+    path: str | Path,
+    parse: Parser,
+    *,
+    offset: int = 0,
+    first_line: int = 1,
+    opened: IO[bytes] | None = None,
+) -> LogContents[Any]:
     """Every record of the append-only JSONL log at `path` (missing: none), with the lines that
     could not be read as problems. Reads only; see the module's docstring for the policy.
     `offset`, `first_line`: read on from where an earlier read ended (its `end`, a line start,
-    and `next_line`), for a reader that follows a log as it grows; offsets stay the file's."""
+    and `next_line`), for a reader that follows a log as it grows; offsets stay the file's.
+    `opened`: the log already open (and locked: `SharedLog`), read instead of opening `path`.
+    `UnreadableLog` when the file cannot be opened."""
     path = Path(path)
     try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            raw = handle.read()
+        if opened is not None:
+            opened.seek(offset)
+            raw = opened.read()
+        else:
+            with open(path, "rb") as handle:
+                handle.seek(offset)
+                raw = handle.read()
     except FileNotFoundError:
         return LogContents(path)
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder, not a log file") from None
     except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+        raise UnreadableLog(path, error) from None
     records: list[Any] = []
     numbers: list[int] = []
     problems: list[tuple[int, str]] = []
