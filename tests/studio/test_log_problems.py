@@ -102,12 +102,12 @@ def test_a_review_log_replaced_by_a_folder_is_named(bench, tmp_path):
     log.unlink()
     log.mkdir()
     home = bob.web.get("/")
-    assert home.status_code == 200 and f"{log}: -: is a folder, not a log file" in home.text
+    assert home.status_code == 200 and f"{log}: is a folder, not a log file" in home.text
     assert bob.web.get("/api/progress?bench=bench").status_code == 200
     refused = alice.decide("ped-tripod", "keep")
     assert refused.status_code == 409 and "alice.jsonl" in refused.json()["error"]
     shown = CliRunner().invoke(main, ["review", str(bench)])
-    assert shown.exit_code == 1 and "alice.jsonl: -: is a folder" in shown.output
+    assert shown.exit_code == 1 and "alice.jsonl: is a folder" in shown.output
 
 
 def test_a_damaged_answer_log_stops_that_participant_only(bench, tmp_path):
@@ -124,7 +124,8 @@ def test_a_damaged_answer_log_stops_that_participant_only(bench, tmp_path):
         handle.write('{"request_id": "x-0000001", "sample_id": 5}\n')
     shown = participant.web.get("/api/next?bench=bench")
     assert shown.status_code == 200 and shown.json()["sample"] is None
-    assert shown.json()["problems"] == [f"{answers}:2: sample_id: Input should be a valid string"]
+    (problem,) = shown.json()["problems"]
+    assert problem.startswith(f"{answers}:2: sample_id: Input should be a valid string; participant: Field")
     assert "one of their lines cannot be read" in participant.web.get("/answer?bench=bench").text
     second = {"choice": 1, "elapsed_s": 1.0, "request_id": uuid.uuid4().hex}
     refused = participant.post("/api/answer/ped-vehicle?bench=bench", second)
@@ -180,3 +181,54 @@ def test_a_torn_last_line_is_cut_by_the_next_writer_only(bench, tmp_path):
         "ped-sign",
         "ped-tripod",
     ]
+
+
+def test_review_lines_set_aside_on_request_are_kept_listed_and_counted(bench, tmp_path):
+    """`vqakit review --set-aside-bad-lines` (and `review apply`'s) move the unreadable lines into
+    `<person>.set-aside.jsonl`, byte for byte, while the studio goes on writing the log."""
+    from vqakit.studio import check_person
+
+    app = create_app(Studio(StudioSettings(folders=[str(bench)], runs=tmp_path / "runs")))
+    alice, bob = Visitor(app, "alice"), Visitor(app, "bob")
+    for person in (alice, bob):
+        assert person.decide("ped-sign", "keep").status_code == 201
+    log = bench / "review/bob.jsonl"
+    with log.open("a") as handle:
+        handle.write('{"decision": "nuke"}\n')
+    assert bob.decide("ped-tripod", "drop", reason="ambiguous").status_code == 201  # line 3
+    assert f"{log}:2" in alice.web.get("/").text
+    runner = CliRunner()
+    refused = runner.invoke(main, ["review", str(bench)])
+    assert refused.exit_code == 1 and "--set-aside-bad-lines" in refused.output
+
+    shown = runner.invoke(main, ["review", str(bench), "--set-aside-bad-lines", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert f"set aside 1 unreadable line(s) of {log}" in shown.stderr
+    summary = json.loads(shown.stdout)
+    assert summary["set_aside"] == {"bob.jsonl": 1} and summary["problems"] == []
+    assert [p["reviewed"] for p in summary["people"]] == [1, 2]  # bob's lines after the bad one count
+    aside = bench / "review/bob.set-aside.jsonl"
+    (entry,) = [json.loads(line) for line in aside.read_text().splitlines()]
+    assert (entry["line"], entry["text"]) == (2, '{"decision": "nuke"}')
+    kept = [json.loads(line)["sample_id"] for line in log.read_text().splitlines()]
+    assert kept == ["ped-sign", "ped-tripod"]
+
+    # the running studio reads the log again, and bob's next decision goes into it
+    assert f"{log}:" not in alice.web.get("/").text
+    assert bob.decide("ped-barrier", "keep").status_code == 201
+    assert len(log.read_text().splitlines()) == 3
+    assert runner.invoke(main, ["review", str(bench)]).exit_code == 0  # the quarantine is nobody's log
+
+    with log.open("a") as handle:
+        handle.write("{not json\n")
+    out = tmp_path / "reviewed"
+    applied = runner.invoke(
+        main, ["review", "apply", str(bench), "--policy", "any", "--out", str(out), "--set-aside-bad-lines"]
+    )
+    assert applied.exit_code == 0, applied.output
+    assert "2 unreadable review log line(s) set aside (bob.jsonl 2)" in applied.stderr
+    assert "Lines set aside as unreadable, not counted: 2 of bob.jsonl" in (out / "changes.md").read_text()
+    (history,) = (out / "history").iterdir()
+    assert len((history / "review/bob.set-aside.jsonl").read_text().splitlines()) == 2
+    with pytest.raises(ValueError, match="set-aside"):
+        check_person("bob.set-aside")

@@ -35,18 +35,23 @@ def concurrency_option(command: Callable) -> Callable:
     return click.option("--concurrency", type=click.IntRange(1, 1024), default=8, show_default=True)(command)
 
 
-def set_aside_option(command: Callable) -> Callable:
+def set_aside_option(command: Callable | None = None, *, counted_in: str = "results.json") -> Callable:
     """`--set-aside-bad-lines`: the same option on every verb that reads logs (runs' predictions,
-    judgments and batch journals, a build's journal). Without it a complete line that cannot be
-    read stops the verb (exit 1) naming each FILE:LINE and why."""
-    return click.option(
-        "--set-aside-bad-lines",
-        "set_aside_bad_lines",
-        is_flag=True,
-        help="Move log lines that cannot be read (damaged, or edited by hand) into NAME.set-aside.jsonl "
-        "beside their log, where they are kept, listed and counted in results.json, and go on without "
-        "them. Without it such a line stops the command, naming each FILE:LINE.",
-    )(command)
+    judgments and batch journals, a build's journal, review logs). Without it a complete line
+    that cannot be read stops the verb (exit 1) naming each FILE:LINE and why. `counted_in`:
+    where the verb counts the lines set aside (`@set_aside_option(counted_in=...)`)."""
+
+    def decorate(command: Callable) -> Callable:
+        return click.option(
+            "--set-aside-bad-lines",
+            "set_aside_bad_lines",
+            is_flag=True,
+            help="Move log lines that cannot be read (damaged, or edited by hand) into NAME.set-aside.jsonl "
+            f"beside their log, where they are kept, listed and counted in {counted_in}, and go on without "
+            "them. Without it such a line stops the command, naming each FILE:LINE.",
+        )(command)
+
+    return decorate if command is None else decorate(command)
 
 
 def set_aside_journal(out: Any, writer: str) -> None:

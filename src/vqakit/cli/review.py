@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from vqakit.cli._options import set_aside_option
+
 
 class _ReviewGroup(click.Group):
     """`vqakit review BENCH` runs `progress`; `vqakit review apply ...` its subcommand."""
@@ -19,6 +21,20 @@ class _ReviewGroup(click.Group):
 
 def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
+
+
+def _note(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _set_aside_said(counts: dict[str, int]) -> None:
+    """Say on stderr how many lines of the review logs are set aside (not counted)."""
+    if counts:
+        listed = ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
+        _note(
+            f"{sum(counts.values())} unreadable review log line(s) set aside ({listed}), not counted; "
+            "they are kept in <person>.set-aside.jsonl beside each log"
+        )
 
 
 @click.group(cls=_ReviewGroup)
@@ -44,14 +60,15 @@ def review() -> None:
     help="Print the whole summary as JSON: each person, the kappas, and each sample two or more "
     "people reviewed (their votes, the share of pairs agreeing, any adjudication).",
 )
-def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
+@set_aside_option(counted_in="the summary (set_aside)")
+def progress(bench: str, review_dir: Path | None, as_json: bool, set_aside_bad_lines: bool) -> None:
     """Each person's review progress and agreement.
 
     Each person's progress on BENCH, and agreement on the samples two or more people
     reviewed: Cohen's kappa for each pair, Fleiss' kappa for three or more people, and how many
     samples they disagree on (settled by an adjudicator or not). A line of a review log that
     cannot be read stops it (exit 1, naming the file and line: nothing is counted until it is
-    fixed; nothing is deleted)."""
+    mended or set aside; nothing is deleted)."""
     import dataclasses
     import json
 
@@ -62,9 +79,12 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     require_extra("studio", "vqakit review")  # agreement needs statsmodels: said before any work
 
     try:
-        summary, folder = review_progress(bench, review_dir)
+        summary, folder = review_progress(
+            bench, review_dir, set_aside_bad_lines=set_aside_bad_lines, on_note=_note
+        )
     except InputError as error:
         raise click.ClickException(str(error)) from None
+    _set_aside_said(summary.set_aside)
     if as_json:
         click.echo(json.dumps({"folder": str(folder), **dataclasses.asdict(summary)}, indent=1))
         return
@@ -115,8 +135,15 @@ def progress(bench: str, review_dir: Path | None, as_json: bool) -> None:
     is_flag=True,
     help="Also apply decisions made before their sample last changed (listed either way).",
 )
+@set_aside_option(counted_in="changes.md")
 def apply(
-    bench: str, policy: str, out: Path, version: str | None, review_dir: Path | None, include_stale: bool
+    bench: str,
+    policy: str,
+    out: Path,
+    version: str | None,
+    review_dir: Path | None,
+    include_stale: bool,
+    set_aside_bad_lines: bool,
 ) -> None:
     """Write the reviewed version of a benchmark.
 
@@ -124,7 +151,8 @@ def apply(
     card recording the review, changes.md listing every drop and edit with who and why. A
     decision made before its sample last changed (stale) is listed and not applied, unless
     --include-stale. The new folder is built aside and moved into place only once it validates
-    (media too)."""
+    (media too). A line of a review log that cannot be read stops it (exit 1, naming the file
+    and line), unless --set-aside-bad-lines."""
     from vqakit.extras import require_extra
     from vqakit.schema import BenchmarkError
     from vqakit.studio import apply_review, stale_line
@@ -139,12 +167,15 @@ def apply(
             review_dir=review_dir,
             version=version,
             include_stale=include_stale,
+            set_aside_bad_lines=set_aside_bad_lines,
+            on_note=_note,
         )
     except ValueError as error:  # InputError too: a review log line that cannot be read, named
         raise click.ClickException(str(error)) from None
     except BenchmarkError as error:
         why = f"nothing written to {out}: the reviewed version does not validate"
         raise click.ClickException(f"{why}\n{error}") from None
+    _set_aside_said(outcome.set_aside)
     click.echo(
         f"{outcome.kept} samples kept ({outcome.edited} edited), {outcome.dropped} dropped, "
         f"{outcome.unapplied} with decisions not applied under --policy {policy}; "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -63,6 +64,7 @@ class ReviewSummary:
     disagreements: int = 0  # of them, those people disagree on
     adjudicated: int = 0  # of those, the ones an adjudicator decided
     problems: list[str] = field(default_factory=list)  # log lines left out (file:line: why)
+    set_aside: dict[str, int] = field(default_factory=dict)  # log name -> lines set aside (not counted)
 
 
 def _cohen(a: dict[str, str], b: dict[str, str], shared: list[str]) -> tuple[float | None, float | None]:
@@ -188,14 +190,23 @@ def review_summary(
 def store_summary(sample_ids: list[str], store: ReviewStore) -> ReviewSummary:
     """The summary of what a store's logs say, with the lines it could not read named (the
     studio's pages and `/api/progress`: shown, never a failure for everyone)."""
-    problems = [str(p) for p in store.problems()]
-    return review_summary(sample_ids, store.latest(), store.adjudications(), problems)
+    summary = review_summary(sample_ids, store.latest(), store.adjudications(), store.problems())
+    summary.set_aside = store.lines_set_aside()
+    return summary
 
 
-def review_progress(bench: str | Path, review_dir: Path | None = None) -> tuple[ReviewSummary, Path]:
+def review_progress(
+    bench: str | Path,
+    review_dir: Path | None = None,
+    *,
+    set_aside_bad_lines: bool = False,
+    on_note: Callable[[str], None] | None = None,
+) -> tuple[ReviewSummary, Path]:
     """(the review summary of a benchmark, the folder of its review logs): `vqakit review`.
-    LogError (an InputError) naming each line of a log that cannot be read: nothing is counted
-    until it is fixed."""
+    `BadLogLines` (an InputError) naming each line of a log that cannot be read: nothing is
+    counted until it is mended, or set aside (`set_aside_bad_lines`: moved into
+    `<person>.set-aside.jsonl` beside the log, each move said to `on_note`, and counted in the
+    summary's `set_aside`)."""
     from vqakit.benchmarks import load_benchmark
     from vqakit.runner import benchmark_hash
     from vqakit.studio._review import review_folder
@@ -203,5 +214,11 @@ def review_progress(bench: str | Path, review_dir: Path | None = None) -> tuple[
     benchmark = load_benchmark(bench)
     folder = review_folder(bench, benchmark.root, review_dir)
     store = ReviewStore(folder, benchmark_hash(benchmark))
+    if set_aside_bad_lines:
+        for moved in store.set_aside_bad_lines():
+            if on_note is not None:
+                on_note(str(moved))
     latest = store.latest(strict=True)
-    return review_summary([s.id for s in benchmark.samples], latest, store.adjudications()), folder
+    summary = review_summary([s.id for s in benchmark.samples], latest, store.adjudications())
+    summary.set_aside = store.lines_set_aside()
+    return summary, folder

@@ -28,12 +28,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from vqakit.builders import VIDEO_SUFFIXES
-from vqakit.files import InputProblem, slug, write_text_atomic
+from vqakit.files import slug, write_text_atomic
 from vqakit.schema import CARD, SAMPLES, Sample, find_objects, parse_trace
 from vqakit.studio._jsonlog import RequestLog
 from vqakit.studio._review import REQUEST_ID
 
 LOG = Path("annotate") / "changes.jsonl"
+ANNOTATION_HINT = (
+    "Mend or remove these lines by hand (vqakit never deletes them): samples.jsonl is written from "
+    "every line of the log, so nothing more is saved until then."
+)
 _NOT_MEDIA = {"annotate", "review", "build", "runs", "corpus"}
 
 
@@ -147,7 +151,7 @@ class AnnotationFolder:
                 "videos (or a copy of this one without samples.jsonl)"
             )
         self.root = root
-        self.log = RequestLog(root / LOG, Change)
+        self.log = RequestLog(root / LOG, Change, hint=ANNOTATION_HINT)
         self._lock = threading.Lock()
 
     def videos(self) -> list[str]:
@@ -172,9 +176,10 @@ class AnnotationFolder:
     def samples(self) -> list[dict[str, Any]]:
         return _merged(self.log.records())
 
-    def problems(self) -> list[InputProblem]:
-        """Lines of the annotation log that cannot be read: until they are fixed nothing is
-        saved (samples.jsonl is written from every line of the log)."""
+    def problems(self) -> list[str]:
+        """`FILE:LINE: reason` of the lines of the annotation log that cannot be read: until
+        they are mended nothing is saved (samples.jsonl is written from every line of the
+        log)."""
         return self.log.problems()
 
     def check_draft(self, draft: dict[str, Any]) -> Checked:

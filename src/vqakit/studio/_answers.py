@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vqakit.files import InputProblem, write_atomic
+from vqakit.files import SET_ASIDE_OPTION, set_aside_path, write_atomic
 from vqakit.methods import (
     HUMAN,
     HUMAN_ANSWERS,
@@ -83,6 +83,17 @@ def shown_text(sample: Sample, subtitles: list[str]) -> str:
     return "\n\n".join(parts)
 
 
+def answer_log(folder: Path) -> RequestLog:
+    """The answers.jsonl of a participant's run folder."""
+    path = folder / HUMAN_ANSWERS
+    hint = (
+        f"Mend or remove these lines, or run `vqakit report {folder} {SET_ASIDE_OPTION}` to move them "
+        f"into {set_aside_path(path)} (kept there, counted in results.json); the questions they "
+        "answered are then asked again."
+    )
+    return RequestLog(path, HumanAnswer, hint=hint)
+
+
 class ParticipantRun:
     """One participant's run over one benchmark."""
 
@@ -111,7 +122,7 @@ class ParticipantRun:
             }
         )
         self.protocol: Protocol = open_run(self.config, self.folder).protocol
-        self.answers = RequestLog(self.folder / HUMAN_ANSWERS, HumanAnswer)
+        self.answers = answer_log(self.folder)
         self._lock = threading.Lock()
         self.scoring: str = ""  # "", "running", "done" or "failed: ..."
         pool = benchmark.samples[: settings.limit] if settings.limit else list(benchmark.samples)
@@ -147,9 +158,10 @@ class ParticipantRun:
                 found.setdefault(answer.sample_id, answer)
         return found
 
-    def problems(self) -> list[InputProblem]:
-        """Lines of the answers log that cannot be read (the run takes no answer until they are
-        fixed: which questions they answer is unknown)."""
+    def problems(self) -> list[str]:
+        """`FILE:LINE: reason` of the lines of the answers log that cannot be read (the run
+        takes no answer until they are mended or set aside: which questions they answer is
+        unknown)."""
         return self.answers.problems()
 
     def next_sample(self) -> Sample | None:

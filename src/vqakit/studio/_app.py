@@ -14,13 +14,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
+from vqakit.files import BadLogLines, UnreadableLog
 from vqakit.runner import RunConfigError
 from vqakit.schema import Sample
 from vqakit.studio import _adjudicate_routes, _annotate_routes, _answer_routes, _review_routes
 from vqakit.studio._body import BodyError, json_body
 from vqakit.studio._guard import Guard, SecureHeaders, cookie_args, cookie_name, identity_of, json_error
 from vqakit.studio._home import home
-from vqakit.studio._jsonlog import LogError
+from vqakit.studio._jsonlog import problem_lines
 from vqakit.studio._media import media_file, media_type
 from vqakit.studio._people import check_person
 from vqakit.studio._render import STATIC, page
@@ -189,9 +190,11 @@ async def _conflict(request: Request, error: Exception) -> Response:
 
 
 async def _unreadable_log(request: Request, error: Exception) -> Response:
-    """A log of this person's that cannot be read: said to them, naming its file and line."""
-    assert isinstance(error, LogError)
-    return _error(request, [str(p) for p in error.problems] + ["fix or remove these lines by hand"], 409)
+    """A log of this person's that cannot be read: said to them, naming its file and line, and
+    what to do about it."""
+    assert isinstance(error, BadLogLines | UnreadableLog)
+    hint = error.hint if isinstance(error, BadLogLines) and error.hint else None
+    return _error(request, problem_lines(error) + ([hint] if hint else []), 409)
 
 
 async def _bad_body(request: Request, error: Exception) -> Response:
@@ -242,7 +245,8 @@ def create_app(studio: Studio) -> Starlette:
             LookupError: _not_found,
             StudioError: _conflict,
             RunConfigError: _conflict,
-            LogError: _unreadable_log,
+            BadLogLines: _unreadable_log,
+            UnreadableLog: _unreadable_log,
             BodyError: _bad_body,
             HTTPException: _http,
             Exception: _failed,

@@ -10,8 +10,10 @@ the same new values are the same vote). The policy turns a sample's votes into w
 
 Where an adjudicator decided a sample (adjudicate mode of the studio), that decision is final
 whatever the policy: the reviewers' votes are listed beside it in changes.md. A review log with a
-line that cannot be read stops the command (LogError naming each file and line): a lost vote
-could change what the policy decides.
+line that cannot be read stops the command (`BadLogLines` naming each file and line): a lost
+vote could change what the policy decides. With `set_aside_bad_lines` such lines are first moved
+into `<person>.set-aside.jsonl` beside their log (kept, listed, counted in changes.md, and
+carried into the history with the logs).
 
 Unreviewed samples stay as they are. A decision is stale when the sample changed after it was
 made (the sample digest recorded with it differs from the sample's now; a decision recorded
@@ -35,6 +37,7 @@ import json
 import os
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -91,6 +94,7 @@ class ApplyOutcome:
     adjudicated: list[Change] = field(default_factory=list)  # samples an adjudicator decided
     history: str = ""  # where the applied review logs are kept in the new folder
     changes: list[Change] = field(default_factory=list)
+    set_aside: dict[str, int] = field(default_factory=dict)  # log name -> lines set aside (not counted)
 
 
 def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]]:
@@ -162,11 +166,14 @@ def apply_review(
     review_dir: Path | None = None,
     version: str | None = None,
     include_stale: bool = False,
+    set_aside_bad_lines: bool = False,
+    on_note: Callable[[str], None] | None = None,
 ) -> ApplyOutcome:
     """Write the reviewed version of `bench` to `out` (new, empty, or an earlier `review apply`
     output; never inside the benchmark or its review logs: `OutFolderRefused` otherwise), all
     at once: nothing is left in or beside `out` when it fails (BenchmarkError: the new version
-    does not validate; InputError: a media file cannot be placed)."""
+    does not validate; InputError: a media file cannot be placed; `BadLogLines`: a line of a
+    review log cannot be read, unless `set_aside_bad_lines`, each move said to `on_note`)."""
     from vqakit.video import VideoMediaChecker
 
     if policy not in POLICIES:
@@ -177,8 +184,13 @@ def apply_review(
     claimed = check_benchmark_out(out, WRITER, inputs=[benchmark.root, folder])
     source_hash = benchmark_hash(benchmark)
     store = ReviewStore(folder, source_hash)
+    if set_aside_bad_lines:
+        for moved in store.set_aside_bad_lines():
+            if on_note is not None:
+                on_note(str(moved))
     latest = store.latest(strict=True)
     outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), include_stale=include_stale)
+    outcome.set_aside = store.lines_set_aside()
     votes = _votes(benchmark.samples, latest, source_hash, outcome)
     final = _final(benchmark.samples, store.adjudications(strict=True), source_hash, outcome)
     written = (benchmark.root / SAMPLES).read_text(encoding="utf-8").splitlines()
@@ -400,6 +412,12 @@ def changes_text(card: Any, version: str, policy: Policy, outcome: ApplyOutcome)
         f"The review logs applied are kept in `{outcome.history}/` (a record only: the studio does "
         "not read them)."
     )
+    if outcome.set_aside:
+        counted = ", ".join(f"{count} of {log}" for log, count in sorted(outcome.set_aside.items()))
+        lines.append(
+            f"Lines set aside as unreadable, not counted: {counted} (kept in `<person>.set-aside.jsonl` "
+            f"beside each log, and in `{outcome.history}/review/`)."
+        )
     for kind, title in (("drop", "Dropped"), ("edit", "Edited"), ("unapplied", "Not applied")):
         found = [c for c in outcome.changes if c.kind == kind]
         lines += ["", f"## {title} ({len(found)})", ""]

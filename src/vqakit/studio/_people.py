@@ -17,16 +17,20 @@ MODES: dict[str, tuple[str, ...]] = {
 }
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_RESERVED = ".set-aside"  # `<person>.set-aside.jsonl` is the quarantine file of a review log
 
 
 def check_person(name: str) -> str:
     """A person's name as given, or ValueError: it names their review log and run folder, so it
-    is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit."""
+    is 1 to 64 letters, digits, `.`, `_` or `-`, starting with a letter or digit, and does not
+    end in `.set-aside` (the quarantine file of another person's log would be theirs)."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):  # no trailing newline either
         raise ValueError(
             f"person name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
         )
+    if name.endswith(_RESERVED):
+        raise ValueError(f"person name {name!r}: a name ending in {_RESERVED!r} is kept for set-aside lines")
     return name
 
 

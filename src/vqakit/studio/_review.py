@@ -9,6 +9,11 @@ decision on a sample that has changed since (stale) from one on the sample as it
 
 Every request carries a `request_id` made by the client (8 to 80 of `A-Z a-z 0-9 _ -`): a
 request retried after a lost reply is then written once.
+
+The logs are read by vqakit's one log reader (`vqakit.studio._jsonlog`): a line that cannot be
+read is kept and named (`BadLogLines`); `vqakit review` and `review apply` refuse to count
+around it unless asked to set it aside (`ReviewStore.set_aside_bad_lines`: moved into
+`<person>.set-aside.jsonl` beside the log, kept and listed).
 """
 
 from __future__ import annotations
@@ -31,9 +36,17 @@ from pydantic import (
 )
 
 from vqakit.benchmarks import BUILT_IN_NAMES
-from vqakit.files import InputProblem
+from vqakit.files import (
+    SET_ASIDE_OPTION,
+    BadLogLines,
+    SetAside,
+    UnreadableLog,
+    is_set_aside_file,
+    set_aside_bad_lines,
+    set_aside_counts,
+)
 from vqakit.schema import Sample
-from vqakit.studio._jsonlog import LogError, RequestLog
+from vqakit.studio._jsonlog import RequestLog, record_parser
 from vqakit.studio._people import check_person
 
 DROP_REASONS = {
@@ -200,10 +213,17 @@ def review_folder(bench: str | Path, root: Path, given: Path | None = None) -> P
     return root / "review"
 
 
+REVIEW_HINT = (
+    "Mend or remove these lines, or rerun `vqakit review` (or `review apply`) with "
+    f"{SET_ASIDE_OPTION} to move them into <person>.set-aside.jsonl beside their log (kept there, "
+    "listed) and count the decisions without them."
+)
+
+
 class ReviewStore:
     """The review logs of one benchmark version (a folder of `<person>.jsonl`). Lines that
     cannot be read are left in their file and listed by `problems()` (file and line each);
-    `latest` and `adjudications` read the others, or with `strict` refuse (LogError)."""
+    `latest` and `adjudications` read the others, or with `strict` refuse (`BadLogLines`)."""
 
     def __init__(self, folder: Path, benchmark_hash: str) -> None:
         self.folder = folder
@@ -215,15 +235,15 @@ class ReviewStore:
         check_person(person)
         with self._lock:
             if person not in self._logs:
-                self._logs[person] = RequestLog(self.folder / f"{person}.jsonl", Decision)
+                self._logs[person] = RequestLog(self.folder / f"{person}.jsonl", Decision, hint=REVIEW_HINT)
             return self._logs[person]
 
     def record(
         self, person: str, sample: Sample, body: DecisionBody, *, adjudication: bool = False
     ) -> tuple[Decision, bool]:
-        """Append a person's decision (EditError when an edit makes an invalid sample; LogError
-        when their log cannot be opened); returns it and whether it was written now (False:
-        that request id was written before)."""
+        """Append a person's decision (EditError when an edit makes an invalid sample;
+        UnreadableLog when their log cannot be opened); returns it and whether it was written
+        now (False: that request id was written before)."""
         edit = body.edit.given() if body.edit is not None else None
         if edit:
             edited_sample(sample, edit)
@@ -244,11 +264,14 @@ class ReviewStore:
         return Decision.model_validate(stored), written
 
     def people(self) -> list[str]:
-        """Everyone with a log here (a folder named like a log counts: `problems` names it)."""
+        """Everyone with a log here (a folder named like a log counts: `problems` names it;
+        quarantine files, `<person>.set-aside.jsonl`, are no one's log)."""
         if not self.folder.is_dir():
             return []
         found = []
         for path in sorted(self.folder.glob("*.jsonl")):
+            if is_set_aside_file(path):
+                continue
             try:
                 found.append(check_person(path.stem))
             except ValueError:
@@ -256,21 +279,48 @@ class ReviewStore:
         return found
 
     def history(self, person: str, *, strict: bool = False) -> list[Decision]:
-        """A person's readable decisions, in the order made (LogError with `strict` when a
+        """A person's readable decisions, in the order made (`BadLogLines` with `strict` when a
         line of their log cannot be read)."""
         return [Decision.model_validate(r) for r in self._log(person).records(strict=strict)]
 
-    def problems(self, people: list[str] | None = None) -> list[InputProblem]:
-        """Every line of these people's logs (default: all) that cannot be read."""
+    def problems(self, people: list[str] | None = None) -> list[str]:
+        """`FILE:LINE: reason` of every line of these people's logs (default: all) that cannot
+        be read (`FILE: reason` for a log that cannot be opened)."""
         return [
-            p
+            line
             for person in (self.people() if people is None else people)
-            for p in self._log(person).problems()
+            for line in self._log(person).problems()
         ]
 
+    def check(self) -> None:
+        """Every log reads whole, or the first that cannot be opened (`UnreadableLog`), or
+        `BadLogLines` naming every line of every log that cannot be read."""
+        found = [p for person in self.people() if (p := self._log(person).problem()) is not None]
+        unreadable = [p for p in found if isinstance(p, UnreadableLog)]
+        if unreadable:
+            raise unreadable[0]
+        bad = [p for p in found if isinstance(p, BadLogLines)]
+        if bad:
+            raise BadLogLines(bad[0].path, bad[0].problems, more=bad[1:], hint=REVIEW_HINT)
+
+    def set_aside_bad_lines(self) -> list[SetAside]:
+        """Move the lines of every log here that cannot be read into its quarantine file
+        (`vqakit.files.set_aside_bad_lines`; safe while the studio writes: it takes the
+        writers' lock)."""
+        moved = []
+        for person in self.people():
+            path = self._log(person).path
+            if path.is_file() and (done := set_aside_bad_lines(path, record_parser(Decision))) is not None:
+                moved.append(done)
+        return moved
+
+    def lines_set_aside(self) -> dict[str, int]:
+        """{log name: lines set aside} of the quarantine files here."""
+        return set_aside_counts(self.folder)
+
     def _all(self, strict: bool) -> dict[str, list[Decision]]:
-        if strict and (problems := self.problems()):
-            raise LogError(problems)
+        if strict:
+            self.check()
         return {person: self.history(person) for person in self.people()}
 
     def latest(self, *, strict: bool = False) -> dict[str, dict[str, Decision]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from vqakit.files import InputError, InputProblem
+from vqakit.files import InputError
 from vqakit.schema import Benchmark
 from vqakit.studio._answers import AnswerSettings, ParticipantRun
 from vqakit.studio._auth import Signer, key_path, load_key, read_generations, revoke
@@ -257,12 +257,13 @@ class Studio:
         while True:
             self._to_score.get().score()
 
-    def answer_problems(self, workspace: Workspace) -> list[InputProblem]:
-        """Lines of participants' answer logs on this benchmark that cannot be read: of the runs
-        opened in this studio and of the participants it was started with (read only)."""
-        from vqakit.methods import HUMAN, HUMAN_ANSWERS, HumanAnswer
+    def answer_problems(self, workspace: Workspace) -> list[str]:
+        """`FILE:LINE: reason` of the lines of participants' answer logs on this benchmark that
+        cannot be read: of the runs opened in this studio and of the participants it was
+        started with (read only)."""
+        from vqakit.methods import HUMAN
         from vqakit.runner import default_run_folder
-        from vqakit.studio._jsonlog import RequestLog
+        from vqakit.studio._answers import answer_log
 
         benchmark = workspace.benchmark()
         if benchmark is None:
@@ -272,11 +273,7 @@ class Studio:
         for person in self.settings.people:
             if person.role == "participant":
                 folders.add(default_run_folder(benchmark, HUMAN, root=self.settings.runs, suffix=person.name))
-        return [
-            p
-            for folder in sorted(folders)
-            for p in RequestLog(folder / HUMAN_ANSWERS, HumanAnswer).problems()
-        ]
+        return [line for folder in sorted(folders) for line in answer_log(folder).problems()]
 
     def may_see(self, workspace: Workspace, person: str | None, role: str, sample_id: str) -> bool:
         """Whether a person may see this sample (its page, frames, clip): a participant only
