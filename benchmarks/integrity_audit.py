@@ -4,12 +4,14 @@ Prints the three tables of issue 26's "Done when".
     python benchmarks/integrity_audit.py                      # every case, 10 kill -9s (minutes)
     python benchmarks/integrity_audit.py --quick              # one line per log, 2 kills
     python benchmarks/integrity_audit.py --src /path/to/src   # audit another checkout (before/after)
+    python benchmarks/integrity_audit.py --logs review,answers --commands none --kills 0   # some parts
 
 Every command runs as `python -m vqakit ...` in a subprocess with `--src` first on PYTHONPATH
 (default: this checkout's), against loopback servers (`tests/models/fake_server.py`) and the
 repository's examples; nothing leaves the machine.
 
-1. Logs (predictions, judgments, the judges' batch journal, a build's journal): a valid log, one
+1. Logs (predictions, judgments, the judges' batch journal, a build's journal, a person's review
+   log, a participant's answers log: `integrity_studio_logs.py`): a valid log, one
    complete line replaced at its start, middle or end (a torn line, `{}`-like records, fields of
    the wrong kind), then the verb that reads it, without and with `--set-aside-bad-lines`.
    "kept": the log's lines afterwards; "lost": lines of the damaged log found neither in the log
@@ -34,6 +36,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +46,7 @@ sys.path[:0] = [str(TESTS / "models"), str(TESTS)]  # the loopback server and ch
 from fake_server import FakeServer  # noqa: E402 - the loopback OpenAI-compatible server of the tests
 from integrity_common import ROOT, SAMPLE, Audit, egofact_inputs  # noqa: E402
 from integrity_outs import audit_outs  # noqa: E402
+from integrity_studio_logs import answers_cases, review_cases  # noqa: E402
 
 from integrity_checks import group_members  # noqa: E402
 
@@ -103,7 +107,7 @@ def log_case(
     before = lines_of(log)
     code, text = audit.run(*verb())
     row = {"log": kind, "where": f"{where} (line {number})", "damage": "torn" if bad == TORN else "record",
-           "verb": " ".join(map(str, verb()[:1])),
+           "verb": " ".join(takewhile(lambda a: isinstance(a, str) and a[:1] != "-", verb())),
            "lines": len(before), "exit": code, "named": f"{log.name}:{number}" in text,
            "kept": len(lines_of(log)), "lost": lost(before, log)}  # fmt: skip
     code, text = audit.run(*verb(), SET_ASIDE)
@@ -157,7 +161,7 @@ def write_batch_journal(run: Path) -> None:
     journal.add_results("batch-1", {"k1": Completion("yes", "j"), "k2": Completion("no", "j")}, "completed")
 
 
-LOGS = ("predictions", "judgments", "batch journal", "build journal")
+LOGS = ("predictions", "judgments", "batch journal", "build journal", "review", "answers")
 
 
 def audit_logs(
@@ -195,6 +199,14 @@ def audit_logs(
         rows += build_journal_cases(
             audit, [*damages, ("middle", b'{"key": "caption:x:1", "result": 1, "odd": 1}')]
         )
+
+    def case(kind: str, where: str, log: Path, bad: bytes, verb: Callable[[], list[Any]]) -> dict[str, Any]:
+        return log_case(audit, kind, where, log, bad, verb)
+
+    if "review" in kinds:
+        rows += review_cases(audit, damages, case)
+    if "answers" in kinds:
+        rows += answers_cases(audit, damages, case)
     return rows
 
 
@@ -281,8 +293,15 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the vqakit source to audit")
     parser.add_argument("--quick", action="store_true", help="the middle line only, five commands, 2 kills")
     parser.add_argument("--positions", help=f"comma-separated, of {','.join(POSITIONS)}")
-    parser.add_argument("--logs", help=f"comma-separated, of: {', '.join(LOGS)}")
-    parser.add_argument("--commands", help="comma-separated commands of the --out table (default: all)")
+    parser.add_argument(
+        "--logs",
+        "--kinds",
+        dest="logs",
+        help=f"comma-separated log kinds (default: all; none: no log table), of: {', '.join(LOGS)}",
+    )
+    parser.add_argument(
+        "--commands", help="comma-separated commands of the --out table (default: all; none: no --out table)"
+    )
     parser.add_argument("--kills", type=int, help="kill -9 rounds (default 10; 2 with --quick)")
     parser.add_argument("--json", type=Path, help="also write the three tables' rows here")
     arguments = parser.parse_args()
@@ -290,6 +309,9 @@ def main() -> None:
     positions = ("middle",) if arguments.quick else POSITIONS
     positions = tuple(arguments.positions.split(",")) if arguments.positions else positions
     kinds = tuple(arguments.logs.split(",")) if arguments.logs else LOGS
+    unknown = set(kinds) - {*LOGS, "none"}
+    if unknown:
+        parser.error(f"--logs: unknown log kind(s) {', '.join(sorted(unknown))}; of: {', '.join(LOGS)}")
     commands = (
         {"import table", "import videomme", "eval", "export-bench", "frames"} if arguments.quick else None
     )
@@ -298,7 +320,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="vqakit-integrity-") as folder:
         audit = Audit(arguments.src.resolve(), Path(folder).resolve())
         logs = audit_logs(audit, positions, kinds)
-        outs = audit_outs(audit, commands)
+        outs = [] if commands == {"none"} else audit_outs(audit, commands)
         kills = audit_kills(
             audit, arguments.kills if arguments.kills is not None else (2 if arguments.quick else 10)
         )

@@ -1,11 +1,12 @@
 """What the integrity tests and benchmarks/integrity_audit.py share: where each preset's example
-release is, the files of a folder, a folder of the user's for a command to meet, and the
-processes of a process group."""
+release is, the files of a folder, a folder of the user's for a command to meet, the processes
+of a process group, and what a row of the audit's log table must say."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 # each preset's example release: (its folder under docs/examples/datasets, the release in it, the videos)
 PRESET_EXAMPLES = {
@@ -51,3 +52,11 @@ def group_members(group: int) -> list[str]:
         if int(process_group) == group and state != "Z":
             found.append(command.strip())
     return found
+
+
+def log_row_holds(row: dict[str, Any]) -> None:
+    """A row of the audit's log table (one damaged complete line, then the verb that reads its
+    log): refused (exit 1) naming the line, every line kept; then with `--set-aside-bad-lines`
+    done (exit 0) with that one line moved into the quarantine file; no line lost either way."""
+    assert (row["exit"], row["named"], row["lost"], row["kept"]) == (1, True, 0, row["lines"]), row
+    assert (row["aside exit"], row["set aside"], row["lost after"]) == (0, 1, 0), row
