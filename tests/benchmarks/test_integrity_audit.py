@@ -11,23 +11,31 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from integrity_checks import log_row_holds
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_integrity_audit_finds_nothing_lost_deleted_or_left(tmp_path):
+def audit(tmp_path: Path, *args: str) -> tuple[str, dict[str, Any]]:
+    """(what the audit printed, its tables' rows) of `benchmarks/integrity_audit.py ARGS`."""
     report = tmp_path / "audit.json"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/integrity_audit.py"), "--logs", "predictions",
-         "--positions", "middle", "--commands", "import table,eval", "--kills", "1", "--json", str(report)],
+        [sys.executable, str(ROOT / "benchmarks/integrity_audit.py"), *args, "--json", str(report)],
         capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout, json.loads(report.read_text())
+
+
+def test_the_integrity_audit_finds_nothing_lost_deleted_or_left(tmp_path):
+    printed, found = audit(
+        tmp_path, "--logs", "predictions", "--positions", "middle", "--commands", "import table,eval",
+        "--kills", "1",
+    )  # fmt: skip
     for heading in ("## Logs", "## --out an existing folder", "## kill -9"):
-        assert heading in done.stdout
-    found = json.loads(report.read_text())
+        assert heading in printed
     assert [(row["log"], row["damage"]) for row in found["logs"]] == [
         ("predictions", "torn"), ("predictions (eval resume)", "torn"),
         ("predictions", "record"), ("predictions (eval resume)", "record"),
@@ -43,14 +51,9 @@ def test_the_integrity_audit_finds_nothing_lost_deleted_or_left(tmp_path):
 def test_the_studios_logs_are_read_like_every_log(tmp_path):
     """A damaged middle line of a person's review log (`vqakit review`, `review apply`) and of a
     participant's answers log (`vqakit report`): named, exit 1, kept; set aside on request."""
-    report = tmp_path / "audit.json"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks/integrity_audit.py"), "--kinds", "review,answers",
-         "--positions", "middle", "--commands", "none", "--kills", "0", "--json", str(report)],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(report.read_text())
+    _, found = audit(
+        tmp_path, "--kinds", "review,answers", "--positions", "middle", "--commands", "none", "--kills", "0"
+    )
     assert [(row["log"], row["verb"], row["damage"]) for row in found["logs"]] == [
         ("review", "review", "torn"), ("review (apply)", "review apply", "torn"),
         ("review", "review", "record"), ("review (apply)", "review apply", "record"),
