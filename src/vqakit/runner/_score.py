@@ -17,12 +17,14 @@ read runs' results (`table`, `export`, `compare`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.files import BadLogLines
+from vqakit.methods import MethodSetupError, get_method
 from vqakit.runner._config import EvalConfig, make_config
 from vqakit.runner._judge_batch import judge_run_batched, outstanding_batches, uses_batches
 from vqakit.runner._lock import RunLock
@@ -87,7 +89,19 @@ def _earlier_results(run: RunFolder) -> dict[str, Any]:
         return {}
 
 
+def method_logs(run: RunFolder) -> None:
+    """Import the run's method, whose module registers the logs it keeps in the run folder
+    (`register_run_log`: a participant's answers.jsonl), so that they are read like the run's
+    own: a command imports a method only when it uses it. A run whose config cannot be read, or
+    names no method that can be loaded, has only the run's own logs."""
+    with contextlib.suppress(RunFolderError, MethodSetupError):
+        name = run.config.get("method")
+        if isinstance(name, str):
+            get_method(name)
+
+
 def _read_logs(run: RunFolder, set_aside: bool, on_note: Callable[[str], None] | None) -> None:
+    method_logs(run)
     for moved in checked_run_logs(run.path, set_aside=set_aside):
         if on_note:
             on_note(str(moved))
@@ -139,6 +153,7 @@ def checked_runs(
     for folder in folders:
         run = RunFolder(folder)
         try:
+            method_logs(run)
             checked_run_logs(run.path)
             run.scores()
         except BadLogLines as error:
