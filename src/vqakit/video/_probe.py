@@ -174,14 +174,20 @@ def remember_duration(path: str | Path, seconds: float) -> None:
                 _DURATIONS.popitem(last=False)
 
 
-def duration_s(path: str | Path) -> float:
-    """The video's duration: exact from its frame index when this process has built one or was
-    told it (`remember_duration`), else from the header (`probe`), which reads far less than an
-    index of a long video."""
+def remembered_duration(path: str | Path) -> float | None:
+    """The exact duration of this version of the video when this process knows it without
+    reading the file (a frame index it built, or `remember_duration`), else None."""
     index = built_frame_index(path)
     if index is not None:
         return index.duration_s
     version = file_version_key(path)
     with _DURATIONS_LOCK:
-        known = _DURATIONS.get(version) if version is not None else None
+        return _DURATIONS.get(version) if version is not None else None
+
+
+def duration_s(path: str | Path) -> float:
+    """The video's duration: exact from its frame index when this process has built one or was
+    told it (`remember_duration`), else from the header (`probe`), which reads far less than an
+    index of a long video."""
+    known = remembered_duration(path)
     return known if known is not None else probe(path).duration_s

@@ -37,7 +37,8 @@ def test_a_missing_split_names_where_it_was_looked_for(tmp_path: Path):
 
 
 def test_every_video_missing_lists_twenty_and_counts_the_rest(tmp_path: Path):
-    folder = tmp_path / "dataset/nextqa"
+    release = tmp_path / "release"  # the benchmark folder goes beside it, never inside
+    folder = release / "dataset/nextqa"
     folder.mkdir(parents=True)
     header = "video,frame_count,width,height,question,answer,qid,type,a0,a1,a2,a3,a4\n"
     rows = [f"{9000 + n},60,96,64,what happens,0,1,DO,a,b,c,d,e\n" for n in range(73)]
@@ -45,10 +46,8 @@ def test_every_video_missing_lists_twenty_and_counts_the_rest(tmp_path: Path):
     (folder / "map_vid_vidorID.json").write_text(
         json.dumps({str(9000 + n): f"0001/{9000 + n}" for n in range(73)})
     )
-    (tmp_path / "videos").mkdir()
-    code, output = _import(
-        str(tmp_path), "--videos", str(tmp_path / "videos"), "--out", str(tmp_path / "out")
-    )
+    (release / "videos").mkdir()
+    code, output = _import(str(release), "--videos", str(release / "videos"), "--out", str(tmp_path / "out"))
     assert code == 1
     assert output.count("missing video ") == 20
     assert "... and 53 more" in output
