@@ -245,8 +245,8 @@ def audit_kills(audit: Audit, rounds: int) -> list[dict[str, Any]]:
             out = audit.work / f"killed-{number}"
             env = {**audit.env, "VQAKIT_CACHE_DIR": str(audit.work / f"kill-cache-{number}")}
             command = [sys.executable, "-m", "vqakit", "eval", "sample", "--model",
-                       f"openai-compatible:{server.url}#m", "--frames", "uniform:8", "--concurrency", "2",
-                       "--no-frame-cache", "--out", str(out)]  # fmt: skip
+                       f"openai-compatible:{server.url}#m", "--frames", "uniform:64", "--concurrency", "2",
+                       "--no-frame-cache", "--out", str(out)]  # fmt: skip  (64 frames: decode workers start)
             process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                                        cwd=audit.work, start_new_session=True)  # fmt: skip
             wanted, deadline = 2 + 3 * (number % 5), time.monotonic() + 180
@@ -257,6 +257,9 @@ def audit_kills(audit: Audit, rounds: int) -> list[dict[str, Any]]:
                     break
                 time.sleep(0.05)
             at_kill = group_members(process.pid)
+            if process.poll() is not None:
+                ended = f"eval ended (exit {process.returncode}) before it was killed"
+                raise SystemExit(f"kill round {number}: {ended}")
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
             killed, left_3 = time.monotonic(), None
