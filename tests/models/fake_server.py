@@ -15,6 +15,8 @@ same questions so get the same replies.
 `on_request(body)`, when given, is called with each chat request's body as it arrives, before
 the reply (to look at what a request points to while the client waits, e.g. a file:// URL).
 
+`GET /v1/models` lists `models`: names, or entries as vLLM gives them (with `max_model_len`).
+
 Gemini's file API is spoken too (the resumable upload the SDK uses): an upload is kept in
 `uploads` by file name and answered as an ACTIVE file.
 
@@ -163,7 +165,7 @@ class FakeServer:
         self.delay_s = delay_s
         self.on_request = on_request
         self.requests: list[dict[str, Any]] = []
-        self.models: list[str] = []
+        self.models: list[str | dict[str, Any]] = []  # names, or entries (with vLLM's max_model_len)
         self.aliases: list[str] = []  # names served though not listed (Ollama's `llama3` for `llama3:latest`)
         self.get_status: int | None = None
         self.gets: list[str] = []
@@ -184,11 +186,15 @@ class FakeServer:
                     return self._send(
                         server.get_status, {"error": {"message": f"scripted {server.get_status}"}}
                     )
+                names = [entry["id"] if isinstance(entry, dict) else entry for entry in server.models]
                 if path.endswith("/models"):
-                    listed = [{"id": name, "object": "model"} for name in server.models]
+                    listed = [
+                        entry if isinstance(entry, dict) else {"id": entry, "object": "model"}
+                        for entry in server.models
+                    ]
                     return self._send(200, {"object": "list", "data": listed})
                 name = path.rsplit("/models/", 1)[-1]
-                if "/models/" in path and (not server.models or name in server.models):
+                if "/models/" in path and (not server.models or name in names):
                     return self._send(200, {"id": name, "name": f"models/{name}", "type": "model"})
                 return self._send(404, {"error": {"message": f"model {name!r} not found"}})
 

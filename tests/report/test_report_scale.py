@@ -1,18 +1,23 @@
 """A report scales with the run: 5,000 samples make a small report.html (cards live on pages of
-100, frames are files loaded lazily), and regenerating it decodes no video."""
+100, frames are files loaded lazily), regenerating it decodes no video, and the whole eval
+command on 100,000 questions runs in memory that does not grow with the run."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from vqakit.benchmarks import load_benchmark
 from vqakit.runner import write_scores
+from vqakit.runs import list_runs
 from vqakit.schema import Prediction
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from report_scale import make_run  # the benchmark's run of the same shape
+from scale_soak import Command, write_questions  # the 1M soak's benchmark and measure
 
 N = 5000
 
@@ -80,3 +85,42 @@ def test_writing_the_report_again_renders_only_the_pages_that_changed(tmp_path: 
     write_scores(run, bench, bench.samples[:150], predictions)  # a shorter run: two pages
     assert sorted(p.name for p in (run / "samples").glob("page-*.html")) == ["page-001.html", "page-002.html"]
     assert rendered == ["page-002.html", "report.html"]  # page 2 lost its link to page 3
+
+
+def _eval_peak_mib(bench: Path, out: Path) -> tuple[int, float, str]:
+    """(exit status, peak RSS of the whole `vqakit eval` command in MiB (its own high-water mark),
+    its output) of the offline random baseline on `bench` into `out`: the real command, costing
+    no model."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    log = out.with_suffix(".log")
+    command = Command(["eval", str(bench), "--method", "random", "--out", str(out)], env, log)
+    found = command.wait(1800)
+    return found["code"], found["own_peak_mib"], log.read_text(errors="replace")
+
+
+def test_a_100k_question_eval_runs_in_memory_that_does_not_grow_with_the_run(tmp_path: Path):
+    """The whole eval command (loading and checking the benchmark, the run, scores, results, the
+    report and its 1,000 sample pages) on 100,000 questions stays under 1 GB, within 64 MiB of the
+    same command on 10,000: the benchmark is read from an index as used, the logs through
+    indexes of their lines, the results counted one row at a time and the pages written one at
+    a time (on the main of before, 1.2 GB at 100,000 and growing with the run). report.html
+    lists the sample pages, not 100,000 rows. The 1M soak is benchmarks/scale_soak.py."""
+    peaks = {}
+    for count in (10_000, 100_000):
+        bench = write_questions(tmp_path / f"bench-{count}", count)
+        out = tmp_path / f"run-{count}"
+        code, peaks[count], output = _eval_peak_mib(bench, out)
+        assert code == 0, output[-2000:]
+        assert f"on {count} samples" in output
+    results = json.loads((out / "results.json").read_text())
+    assert results["mcq"]["n"] == 100_000
+    assert sum(bucket["n"] for bucket in results["groups"]["category"].values()) == 100_000
+    with open(out / "scores.jsonl", "rb") as rows:
+        assert sum(1 for _ in rows) == 100_000
+    assert len(list((out / "samples").glob("page-*.html"))) == 1000
+    report = (out / "report.html").read_text()
+    assert (out / "report.html").stat().st_size < 2**20 and 'href="samples/page-1000.html"' in report
+    listed = {run.folder.name: run.n for run in list_runs(tmp_path)}  # `vqakit runs` reads results.json only
+    assert listed == {"run-10000": 10_000, "run-100000": 100_000}
+    print(f"\npeak RSS of the eval command (MiB) by questions: {peaks}")
+    assert peaks[100_000] < 1024 and peaks[100_000] - peaks[10_000] < 64, peaks

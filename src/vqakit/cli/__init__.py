@@ -42,6 +42,7 @@ VERBS = (
     ("label movierecapsqa", "label_movierecapsqa:movierecapsqa"),
     ("steps", "steps:steps"),
     ("eval", "evaluate:evaluate"),
+    ("plan", "plan:plan"),
     ("compare", "compare:compare"),
     ("diff", "diff:diff"),
     ("runs", "runs:runs"),

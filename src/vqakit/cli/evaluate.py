@@ -80,6 +80,20 @@ def method_help() -> str:
     return f"The method to run: {listed} (default direct with a model; `vqakit methods` describes each)."
 
 
+def run_settings(bench: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The run settings (`EvalConfig` fields) of the eval options in `arguments` (popped)."""
+    batches = judge_batch_settings(arguments)
+    frame_cache = arguments.pop("frame_cache")
+    group_by = arguments.pop("group_by")
+    return {
+        "bench": bench,
+        **({"frame_cache": False} if frame_cache is False else {}),
+        **settings_from(arguments),
+        "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
+        **batches,
+    }
+
+
 def prompt_help() -> str:
     """The --prompt help: every answer prompt (vqakit's, the systems' and the presets' own)."""
     from vqakit.prompts import answer_prompt_names
@@ -207,12 +221,18 @@ class _ListedOption(click.Option):
 )
 @set_aside_option
 @method_options
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan of the run (`vqakit plan`: requests, images, tokens, cost, wall time from one "
+    "timed request, limits) and stop: no run folder is written, no other request is sent.",
+)
 def evaluate(
     bench: str,
     out: Path | None,
     new_run: bool,
-    group_by: str | None,
     set_aside_bad_lines: bool,
+    dry_run: bool,
     **arguments: Any,
 ) -> None:
     """Run a method over a benchmark and score it.
@@ -237,16 +257,12 @@ def evaluate(
         evaluate,
     )
 
-    batches = judge_batch_settings(arguments)
-    frame_cache = arguments.pop("frame_cache")
     preflight = arguments.pop("preflight")
-    settings = {
-        "bench": bench,
-        **({"frame_cache": False} if frame_cache is False else {}),
-        **settings_from(arguments),
-        "group_by": tuple(key.strip() for key in (group_by or "").split(",") if key.strip()),
-        **batches,
-    }
+    settings = run_settings(bench, arguments)
+    if dry_run:
+        from vqakit.cli.plan import print_plan
+
+        sys.exit(print_plan(settings, out, None, timing=True))
     with progress() as display:
 
         def done(config: Any, outcome: Any) -> None:

@@ -69,7 +69,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_logs": (
             "SET_ASIDE_OPTION BadLogLines LogAppender LogContents Parser SetAside is_set_aside_file "
             "json_object line_problem read_log require set_aside_bad_lines set_aside_counts "
-            "set_aside_path sync_folder UnreadableLog"
+            "set_aside_path sync_folder UnreadableLog LogReader"
         ),
         "_media": (
             "MediaPlan link_or_copy media_name_problem place_media real_file refuse_links staged_folder"
@@ -85,6 +85,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_tables": (
             "TABLE_FORMATS Record Row Table TableFormat json_records parse_rows parse_table read_rows "
             "read_table sniff_format"
+            " jsonl_record"
         ),
         "_templates": "template_cache",
         "_values": "MAX_DEPTH Unusable UnusableValueError find_unusable text_problem",

@@ -29,7 +29,7 @@ import base64
 import fcntl
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -236,6 +236,83 @@ def _parse_lines(
             except (ValueError, RecursionError) as error:
                 yield number, start, end, None, line_problem(error)
         start = end
+
+
+CHUNK = 1 << 22  # bytes `LogReader` reads at a time
+
+
+class LogReader:
+    """`read_log` as a stream, in bounded memory whatever the log's size: iterating gives
+    `(offset, line number, record)` for each record in file order (`offset`: where its line
+    starts, for reading it again with `os.pread`), and once iterated, `problems`, `torn`, `end`,
+    `unterminated` and `next_line` are what `read_log`'s `LogContents` says (`contents()`). The
+    same policy, the same lines (see the module)."""
+
+    def __init__(self, path: str | Path, parse: Parser, *, offset: int = 0, first_line: int = 1) -> None:
+        self.path, self.parse = Path(path), parse
+        self.offset, self.first_line = offset, first_line
+        self.problems: list[tuple[int, str]] = []
+        self.torn, self.end, self.unterminated, self.next_line = b"", offset, False, first_line
+
+    def __iter__(self) -> Iterator[tuple[int, int, Any]]:
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed below, the generator may stop early
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            raise UnreadableLog(self.path, error) from None
+        with handle:
+            handle.seek(self.offset)
+            base, number, rest = self.offset, self.first_line - 1, b""
+            while True:
+                try:
+                    chunk = handle.read(CHUNK)
+                except OSError as error:
+                    raise UnreadableLog(self.path, error) from None
+                if not chunk:
+                    break
+                data = rest + chunk
+                cut = data.rfind(b"\n") + 1
+                block, rest = data[:cut], data[cut:]
+                if block:
+                    yield from self._block(block, base, number)
+                    number += block.count(b"\n")
+                    base += len(block)
+                    self.end, self.next_line = base, number + 1
+            if rest:  # a last line with no newline: a record (unterminated), or torn by a kill
+                found = list(self._block(rest, base, number, last=True))
+                yield from found
+                if found:
+                    self.unterminated, self.end = True, base + len(rest)
+                elif not self.torn:  # blanks only: passed over, counted in `end` as read_log does
+                    self.end = base + len(rest)
+
+    def _block(
+        self, block: bytes, base: int, number: int, *, last: bool = False
+    ) -> list[tuple[int, int, Any]]:
+        """The records of a block of whole lines (the last line of the log with `last`), the
+        collector paused while they are made, not while the caller uses them."""
+        found = []
+        with collector_paused():
+            for line, start, _stop, record, problem in _parse_lines(block, self.parse, number + 1):
+                if problem is None:
+                    found.append((base + start, line, record))
+                elif last:  # cut short by a kill: the next appender removes it
+                    self.torn, self.end = block[start:], base + start
+                else:
+                    self.problems.append((line, problem))
+        return found
+
+    def contents(self) -> LogContents[Any]:
+        """What `read_log` returns, without the records (for a `LogAppender`; read first)."""
+        return LogContents(
+            self.path, [], [], self.problems, self.torn, self.end, self.unterminated, self.next_line
+        )
+
+    def checked(self, hint: str | None = None) -> None:
+        """After iterating: `BadLogLines` naming every line that could not be read."""
+        if self.problems:
+            raise BadLogLines(self.path, self.problems, hint=hint)
 
 
 def read_log(

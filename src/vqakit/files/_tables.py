@@ -190,20 +190,23 @@ def _jsonl_table(path: Path, text: str) -> Table:
         if not content.strip():
             continue
         number += 1
-        try:
-            value, clean = parse_json_record(content)
-        except JSONError as error:
-            message = (
-                error.message
-                if error.message.startswith("not UTF-8")
-                else f"malformed JSON ({error.message} at column {error.column})"
-            )
-            table.records.append(
-                Record(number, line, None, None, InputProblem(str(path), line, None, "-", message))
-            )
-            continue
-        table.records.append(_record(path, number, line, None, value, clean=clean))
+        table.records.append(jsonl_record(path, number, line, content))
     return table
+
+
+def jsonl_record(path: Path, number: int, line: int, content: str) -> Record:
+    """The record of one non-blank JSONL line (its text as `decode` gives it): what every JSONL
+    reader makes of a line, also one that reads a large file line by line."""
+    try:
+        value, clean = parse_json_record(content)
+    except JSONError as error:
+        message = (
+            error.message
+            if error.message.startswith("not UTF-8")
+            else f"malformed JSON ({error.message} at column {error.column})"
+        )
+        return Record(number, line, None, None, InputProblem(str(path), line, None, "-", message))
+    return _record(path, number, line, None, value, clean=clean)
 
 
 def json_records(path: Path, data: Any) -> Table:

@@ -32,6 +32,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_registry": (
             "DeclaredMethod Method MethodContext MethodSetupError NoOptions declare_method get_method method "
             "methods option_names user_methods"
+            " PlannedCall"
         ),
         "_requests": "FrameRequest Overlay",
         "_sent": "keep_strip save_strip sent_images sent_text",

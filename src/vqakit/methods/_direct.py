@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from vqakit.methods._frames import FrameRequest
 from vqakit.methods._named import frames_part, frames_strip, known_frames, request_frames, sendable
-from vqakit.methods._registry import MethodContext, method
+from vqakit.methods._registry import MethodContext, PlannedCall, method
 from vqakit.methods._sent import keep_strip, save_strip, sent_images, sent_text
 from vqakit.methods._video_input import VideoOptions, sent_video, video_parts
 from vqakit.prompts import render_prompt
@@ -75,6 +75,18 @@ def planned_frames(sample: Sample, context: MethodContext) -> list[FrameRequest]
     """What `direct` will ask of the frame provider for this sample (for the runner's plan)."""
     request = frame_request(sample, context) if sample.videos else None
     return [request] if request is not None else []
+
+
+def planned_calls(sample: Sample, context: MethodContext) -> list[PlannedCall]:
+    """The one call `direct` makes: its prompt and frames (or the video, with --input video)."""
+    if context.protocol.input == "video":
+        return [PlannedCall(build_prompt(sample, context), video=True)]
+    return [PlannedCall(build_prompt(sample, context), tuple(planned_frames(sample, context)))]
+
+
+def blind_calls(sample: Sample, context: MethodContext) -> list[PlannedCall]:
+    """The one call `blind` makes: its prompt, no frames."""
+    return [PlannedCall(build_prompt(sample, context))]
 
 
 @dataclass
@@ -173,14 +185,21 @@ async def ask_model(sample: Sample, context: MethodContext, name: str, visual: V
     )
 
 
-@method("direct", needs_model=True, options=VideoOptions, takes_video=True, plan_frames=planned_frames)
+@method(
+    "direct",
+    needs_model=True,
+    options=VideoOptions,
+    takes_video=True,
+    plan_frames=planned_frames,
+    plan_calls=planned_calls,
+)
 async def direct(sample: Sample, context: MethodContext) -> Prediction:
     """Sampled frames (or the video, with --input video), the question and its options, one model call."""
     visual = video_parts if context.protocol.input == "video" else _frame_parts
     return await ask_model(sample, context, "direct", visual)
 
 
-@method("blind", needs_model=True, uses_frames=False)
+@method("blind", needs_model=True, uses_frames=False, plan_calls=blind_calls)
 async def blind(sample: Sample, context: MethodContext) -> Prediction:
     """The question and its options without the video (a text-only control)."""
     return await ask_model(sample, context, "blind", None)

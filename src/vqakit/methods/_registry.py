@@ -27,6 +27,20 @@ MethodFn = Callable[[Sample, "MethodContext"], Awaitable[Prediction]]
 PlanFn = Callable[[Sample, "MethodContext"], list[FrameRequest]]
 
 
+@dataclass(frozen=True)
+class PlannedCall:
+    """One model call a method will make for a sample, as `vqakit plan` counts it: the text it
+    sends (prompt, options, subtitles) and the frames, named, not decoded; `video`: it sends the
+    video itself instead (`--input video`)."""
+
+    text: str
+    frames: tuple[FrameRequest, ...] = ()
+    video: bool = False
+
+
+CallsFn = Callable[[Sample, "MethodContext"], list[PlannedCall]]
+
+
 class NoOptions(BaseModel):
     """Options of a method that has none."""
 
@@ -56,6 +70,8 @@ class Method:
     takes_video: bool = False  # can send the video itself (`--input video`), not only frames
     # the frames it will ask of `context.frames` for a sample, so the runner can plan decoding
     plan_frames: PlanFn | None = None
+    # the model calls it will make for a sample, so `vqakit plan` can count what a run sends
+    plan_calls: CallsFn | None = None
 
     def sends_frames(self, options: BaseModel) -> bool:
         return self.uses_frames(options) if callable(self.uses_frames) else self.uses_frames
@@ -133,6 +149,7 @@ def method(
     person: Callable[[Any], str | None] | None = None,
     takes_video: bool = False,
     plan_frames: PlanFn | None = None,
+    plan_calls: CallsFn | None = None,
 ) -> Callable[[MethodFn], MethodFn]:
     """Decorator registering a method function under `name` (one function may take several).
     `uses_frames`: whether it sends the frames of the run's frame spec (or a function of its
@@ -155,6 +172,7 @@ def method(
             person,
             takes_video,
             plan_frames,
+            plan_calls,
         )
         return fn
 

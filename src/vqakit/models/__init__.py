@@ -18,7 +18,10 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ),
         "_embed_api": "EmbeddingError",
         "_events": "RetryEvent watching_retries",
-        "_images": "JPEG_QUALITY EncodedImage encode_jpeg image_encoding jpeg_encoder pixel_hash sent_jpeg",
+        "_images": (
+            "JPEG_QUALITY EncodedImage encode_jpeg image_encoding jpeg_encoder pixel_hash"
+            " sent_jpeg shrunk_size"
+        ),
         "_messages": "CallError Completion Frames Image Message Part Text Usage Video clock frame_clocks",
         "_model": "Backend Model sent_encoding",
         "_retry": "BackendError RetryPolicy parse_retry_after EndpointDown stopping_failing_endpoints",
@@ -32,5 +35,10 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_video": "VIDEO_INPUT video_input",
         "_limits": "REQUEST_TIMEOUT_S TOTAL_TIMEOUT_S TimeLimits effective_limits",
         "_preflight": "PreflightError preflight",
+        "_image_tokens": (
+            "TEXT_RULE RequestLimits TokenRule image_token_rule register_image_tokens"
+            " register_request_limits request_limits text_tokens"
+        ),
+        "_served": "served_context",
     },
 )

@@ -17,12 +17,13 @@ HUB_TIMEOUT_S = 5.0  # one look-up at the hub; never a retry loop
 _HUB_ID = re.compile(r"[\w.-]+(/[\w.-]+)?")
 
 
-def check_model_spec(text: str) -> None:
+def check_model_spec(text: str, *, need_key: bool = True) -> None:
     """Raise ValueError with a one-line reason when the spec cannot work here: bad form, a key
     inside it (`ModelSpecError`), unknown backend or settings, a missing SDK, the backend's own
     check (a missing replay file or local folder, an `hf:` hub model that is neither cached nor
     reachable, or HF_HUB_OFFLINE=1), a missing API key. What is checked is what the backend
-    registered (`register_backend`)."""
+    registered (`register_backend`). `need_key=False` passes a missing key (planning a run that
+    sends nothing: `vqakit plan`)."""
     spec = parse_model_spec(text)
     info = backend_info(spec.backend)
     check_supported(spec.backend, spec.settings)
@@ -33,7 +34,7 @@ def check_model_spec(text: str) -> None:
             )
     if info.check is not None:
         info.check(spec)
-    if info.keys:
+    if info.keys and need_key:
         api_key(spec.backend, required=info.key_required)
 
 

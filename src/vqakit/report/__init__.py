@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
             "register_section register_shown_frames"
         ),
         "_official_table": "NoOfficialTable official_rows",
-        "_page": "write_report",
+        "_page": "write_report SamplePages",
         "_render": "render_page write_page",
         "_submissions": (
             "Answer Submission SubmissionFormat register_submission run_answers submission_formats "

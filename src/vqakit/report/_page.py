@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,8 @@ from vqakit.files import write_text_atomic
 from vqakit.report._hooks import Section, Table, section_hooks
 from vqakit.report._render import templates_digest, write_page
 from vqakit.report._samples import sample_card, sample_row
-from vqakit.runs import REPORT, RunFolder
-from vqakit.schema import Benchmark
+from vqakit.runs import REPORT, RunFolder, paired, with_records
+from vqakit.schema import Benchmark, Prediction, Sample, select_samples
 from vqakit.scoring import (
     CLUSTERED_KINDS,
     headline_of,
@@ -130,51 +131,95 @@ def _breakdowns(results: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
+Records = dict[str, dict[str, Any]]  # a sample's judgment records by judge kind
 PAGE_SIZE = 100
 SAMPLE_PAGES = "samples"
+INLINE_ROWS = 10_000  # report.html lists every sample up to this many; beyond, its sample pages
 
 
-def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
-    """Write `report.html` and the sample pages into a run folder from its files."""
+def run_title(run: RunFolder, benchmark: Benchmark) -> str:
+    config = run.config
+    model = f" · {config['model']}" if config.get("model") else ""
+    return f"{benchmark.card.name} · {config['method']}{model}"
+
+
+class SamplePages:
+    """A run's sample pages (`samples/page-NNN.html`, `PAGE_SIZE` cards each), written a page at
+    a time as the samples are added in order, so that memory stays bounded whatever the run's
+    size; `total`: how many will be added. What report.html lists of them is kept: every
+    sample's row up to `INLINE_ROWS` samples (`rows`), and each page's outcomes (`pages`)."""
+
+    def __init__(self, run: RunFolder, benchmark: Benchmark, total: int) -> None:
+        self.run, self.benchmark, self.total = run, benchmark, total
+        self.title = run_title(run, benchmark)
+        self.names = [f"page-{number:03d}.html" for number in range(1, -(-total // PAGE_SIZE) + 1)]
+        self.written = PageStamps(run.path / SAMPLE_PAGES, self.names)
+        self.rows: list[dict[str, Any]] | None = [] if total <= INLINE_ROWS else None
+        self.pages: list[dict[str, Any]] = []
+        self._page: list[tuple[Sample, dict[str, Any], dict[str, Any]]] = []  # (sample, card, row)
+
+    def add(self, sample: Sample, prediction: Prediction, score: dict[str, Any], records: Records) -> None:
+        card = sample_card(self.run.path, self.benchmark, sample, prediction, score, records)
+        number = len(self.pages)
+        row = sample_row(sample, prediction, score, f"{SAMPLE_PAGES}/{self.names[number]}")
+        self._page.append((sample, card, row))
+        if len(self._page) == PAGE_SIZE:
+            self._write()
+
+    def _write(self) -> None:
+        number, name = len(self.pages), self.names[len(self.pages)]
+        first = number * PAGE_SIZE + 1
+        context = {
+            "title": f"{self.title} · samples {first}-{first + len(self._page) - 1}",
+            "cards": [card for _, card, _ in self._page],
+            "previous": self.names[number - 1] if number else None,
+            "next": self.names[number + 1] if number + 1 < len(self.names) else None,
+        }
+        stamp = self.written.stamp(context)
+        if not self.written.current(name, stamp):  # else: the same cards, templates and links are on disk
+            write_page(self.run.path / SAMPLE_PAGES / name, "samples.html.j2", **context)
+            self.written.wrote(name, stamp)
+        rows = [row for _, _, row in self._page]
+        if self.rows is not None:
+            self.rows += rows
+        self.pages.append(
+            {"link": f"{SAMPLE_PAGES}/{name}", "first": self._page[0][0].id, "last": self._page[-1][0].id,
+             "n": len(rows), "kinds": dict(Counter(row["kind"] for row in rows))}
+        )  # fmt: skip
+        self._page = []
+
+    def finish(self) -> SamplePages:
+        if self._page:
+            self._write()
+        self.written.save()
+        return self
+
+
+def write_sample_pages(run: RunFolder, benchmark: Benchmark) -> SamplePages:
+    """The sample pages of the samples that have a prediction and a score, in benchmark order."""
+    predictions, scores, judged = run.predictions(), run.scores(), run.judgments()
+    every = benchmark.samples
+    shown = select_samples(every, with_records(every, predictions) & with_records(every, scores))
+    pages = SamplePages(run, benchmark, len(shown))
+    for (sample, prediction), (_, row) in zip(paired(shown, predictions), paired(shown, scores), strict=True):
+        pages.add(sample, prediction, row, judged.get(sample.id, {}))
+    return pages.finish()
+
+
+def write_report(folder: str | Path, benchmark: Benchmark, pages: SamplePages | None = None) -> Path:
+    """Write `report.html` and the sample pages into a run folder from its files (`pages`: the
+    sample pages already written by whoever scored the run in the same pass)."""
     run = RunFolder(folder)
     config, results = run.config, run.results
-    predictions, scores, judged = run.predictions(), run.scores(), run.judgments()
-    title = f"{benchmark.card.name} · {config['method']}" + (
-        f" · {config['model']}" if config.get("model") else ""
-    )
+    pages = pages or write_sample_pages(run, benchmark)
     protocol = config.get("protocol") or {}
     setup = run.manifest.get("shown") or f"frames {protocol.get('frames')}, prompt {protocol.get('prompt')}"
-    shown = [s for s in benchmark.samples if s.id in predictions and s.id in scores]
-    pages = [shown[i : i + PAGE_SIZE] for i in range(0, len(shown), PAGE_SIZE)]
-    names = [f"page-{number:03d}.html" for number in range(1, len(pages) + 1)]
-    written = PageStamps(run.path / SAMPLE_PAGES, names)
-    for number, (name, page) in enumerate(zip(names, pages, strict=True)):
-        cards = [
-            sample_card(run.path, benchmark, s, predictions[s.id], scores[s.id], judged.get(s.id, {}))
-            for s in page
-        ]
-        context = {
-            "title": f"{title} · samples {number * PAGE_SIZE + 1}-{number * PAGE_SIZE + len(page)}",
-            "cards": cards,
-            "previous": names[number - 1] if number else None,
-            "next": names[number + 1] if number + 1 < len(names) else None,
-        }
-        stamp = written.stamp(context)
-        if written.current(name, stamp):
-            continue  # the same cards, templates and links: the page on disk is this one
-        write_page(run.path / SAMPLE_PAGES / name, "samples.html.j2", **context)
-        written.wrote(name, stamp)
-    written.save()
-    rows = [
-        sample_row(s, predictions[s.id], scores[s.id], f"{SAMPLE_PAGES}/{names[i // PAGE_SIZE]}")
-        for i, s in enumerate(shown)
-    ]
     sections = [*_official_section(results), *_judge_sections(results)]
     sections += [s for hook in section_hooks() for s in hook(results)]
     return write_page(
         run.path / REPORT,
         "report.html.j2",
-        title=title,
+        title=run_title(run, benchmark),
         setup=setup,
         benchmark_hash=config.get("benchmark_hash", ""),
         results=results,
@@ -187,7 +232,9 @@ def write_report(folder: str | Path, benchmark: Benchmark) -> Path:
             for key, n in rows.items()
         ],
         sections=sections,
-        rows=rows,
+        rows=pages.rows,
+        pages=pages.pages,
+        shown=pages.total,
     )
 
 

@@ -22,5 +22,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_second_pass": "judge_run run_judges",
         "_sweep": "SWEEPABLE expand_values run_sweep swept_accuracy",
         "_endpoints": "check_endpoints",
+        "_estimate": "RequestLimitError RunEstimate estimate_run estimate_runs",
+        "_estimate_text": "estimate_lines",
+        "_prices": "PRICES_VARIABLE Price PriceTable read_prices",
     },
 )

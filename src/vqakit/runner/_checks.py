@@ -48,11 +48,11 @@ def run_protocol(config: EvalConfig, benchmark: Benchmark) -> Protocol:
         raise RunSetupError(f"--{field.replace('_', '-')} {value!r}: {message}") from None
 
 
-def _check_model(spec: str, role: str) -> None:
+def _check_model(spec: str, role: str, *, need_key: bool = True) -> None:
     from vqakit.models import check_model_spec, redact_secrets
 
     try:
-        check_model_spec(spec)
+        check_model_spec(spec, need_key=need_key)
     except ValueError as error:  # a spec refused for the key in it is not printed with the key
         raise RunSetupError(f"{role} {redact_secrets(spec)!r}: {error}") from None
 
@@ -124,10 +124,13 @@ def samples_no_frames(spec_text: str) -> bool:
     return isinstance(spec, Fps) and spec.max_frames == 0
 
 
-def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool = False) -> CheckedRun:
+def check_run(
+    config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool = False, need_keys: bool = True
+) -> CheckedRun:
     """Raise RunSetupError (or MethodSetupError) naming the first thing that cannot work.
     A frame spec that samples nothing is refused for a method that sends frames, unless
-    `allow_no_frames` (the zero point of a frames sweep, which stands for the text-only control)."""
+    `allow_no_frames` (the zero point of a frames sweep, which stands for the text-only control).
+    `need_keys=False`: a missing API key is no problem (a plan of the run, which sends nothing)."""
     _check_arguments(config)
     protocol = run_protocol(config, benchmark)
     try:
@@ -156,11 +159,11 @@ def check_run(config: EvalConfig, benchmark: Benchmark, *, allow_no_frames: bool
         (config.fallback, "--fallback", config.model_args),
     ):
         if spec is not None:
-            _check_model(spec, role)
+            _check_model(spec, role, need_key=need_keys)
             _check_settings(spec, settings, role)
     registered = judges()
     for name, spec in config.judges.items():
-        _check_model(spec, f"judge {name}")
+        _check_model(spec, f"judge {name}", need_key=need_keys)
         _check_settings(spec, config.judge_args.get(name, {}), f"judge {name}")
     unknown = sorted(name for name in config.judge_args if name not in registered)
     if unknown:

@@ -21,6 +21,7 @@ from typing import Any
 
 from vqakit.methods import FrameRequest, Method, MethodContext
 from vqakit.runner._pass import Part, ordered_parts
+from vqakit.schema import SampleFile
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ def by_video(samples: Iterable[Any]) -> list[Any]:
     by where their window starts (benchmark order among equals), so that each part decoded
     ahead covers a stretch of the video rather than windows from all over it; samples without a
     video keep their order, after the others."""
+    if isinstance(samples, SampleFile):  # a large benchmark's: ordered from its index, none read
+        return samples.in_video_order()  # type: ignore[return-value]
     groups: dict[str, list[Any]] = {}
     for sample in samples:
         groups.setdefault(_video(sample), []).append(sample)

@@ -25,6 +25,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
 from vqakit.methods import FrameStats
@@ -33,6 +35,7 @@ from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
 from vqakit.runner._endpoints import check_endpoints, time_limits
 from vqakit.runner._engines import EndpointStopped, run_local, run_stopping
+from vqakit.runner._estimate import check_request_limits
 from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
@@ -50,7 +53,7 @@ from vqakit.runs import (
     checked_run_logs,
     read_predictions,
 )
-from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
+from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction, sample_keys, select_samples
 from vqakit.scoring import (
     use_benchmark_root,
     use_reasoning_source,
@@ -107,7 +110,9 @@ def benchmark_hash(benchmark: Benchmark) -> str:
         path = benchmark.root / name
         if path.is_file():
             digest.update(name.encode())
-            digest.update(path.read_bytes())
+            with open(path, "rb") as handle:  # in parts: a million samples are 300 MB
+                while chunk := handle.read(1 << 22):
+                    digest.update(chunk)
     return digest.hexdigest()[:16]
 
 
@@ -220,6 +225,7 @@ def run_eval(
     folder = Path(out)
     check_run_out(folder, benchmark.root)
     checked = check_run(config, benchmark, allow_no_frames=allow_no_frames)
+    check_request_limits(config, benchmark, checked)  # before any file is written or request sent
     if preflight:
         for note in check_endpoints([config]):
             if on_note:
@@ -307,14 +313,15 @@ def _run_locked(
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, compact=True)
+    keys = sample_keys(samples)  # outcomes by position: one byte a sample, however many
+    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, keys=keys)
     try:
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
-        raise RunInterrupted(folder, sum(1 for s in samples if log.done(s.id))) from None
+        raise RunInterrupted(folder, int(np.count_nonzero(log.done_mask()))) from None
     except EndpointStopped as stopped:
         log.close()
-        raise RunStopped(folder, sum(1 for s in samples if log.done(s.id)), str(stopped)) from None
+        raise RunStopped(folder, int(np.count_nonzero(log.done_mask())), str(stopped)) from None
     finally:
         log.close()
 
@@ -336,10 +343,11 @@ def _run_logged(
     on_progress: Callable[[RunProgress], None] | None,
     on_note: Callable[[str], None] | None,
 ) -> RunOutcome:
-    finished_before = sum(1 for s in samples if log.done(s.id))
-    todo = [s for s in samples if not log.done(s.id)]
-    skipped = sum(1 for s in samples if log.done(s.id) and log.skipped(s.id))
-    errors = sum(1 for s in samples if log.done(s.id) and log.failed(s.id)) - skipped
+    done_before = log.done_mask()
+    finished_before = int(np.count_nonzero(done_before))
+    todo = select_samples(samples, ~done_before)
+    skipped = int(np.count_nonzero(done_before & log.skipped_mask()))
+    errors = int(np.count_nonzero(done_before & log.failed_mask())) - skipped
     done = finished_before
     started = time.monotonic()
     judged_before = _size(folder / JUDGMENTS)
@@ -358,9 +366,9 @@ def _run_logged(
     engine = run_ray if config.engine == "ray" else run_local
     frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     log.close()
-    from vqakit.runner._scores import write_scores  # scoring's imports (NumPy) come after the requests
+    from vqakit.runner._scores import write_scores  # scoring's imports come after the requests
 
-    finished = read_predictions(folder / PREDICTIONS)  # the run kept only outcomes in memory
+    finished = read_predictions(folder / PREDICTIONS)  # read as used: the run kept only outcomes
     frame_totals = _frame_totals(folder, frames if todo else None)  # before results.json is rewritten
     with use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         judgments = JudgmentLog(folder / JUDGMENTS, retry_errors=not config.keep_errors)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,8 @@ from vqakit.runner._judge_batch import judge_run_batched, outstanding_batches, u
 from vqakit.runner._lock import RunLock
 from vqakit.runner._scores import write_scores
 from vqakit.runner._second_pass import judge_run
-from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError, checked_run_logs
+from vqakit.runs import JUDGMENTS, JudgmentLog, RunFolder, RunFolderError, checked_run_logs, with_records
+from vqakit.schema import Benchmark, Prediction, Sample, select_samples
 from vqakit.scoring import use_benchmark_root, use_reasoning_source
 
 
@@ -52,8 +53,7 @@ def score_run(
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         _read_logs(run, set_aside_bad_lines, on_note)
         predictions = run.predictions()
-        pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-        samples = [sample for sample in pool if sample.id in predictions]
+        samples = _with_predictions(benchmark, config, predictions)
         earlier = _earlier_results(run)
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = 0
@@ -79,6 +79,15 @@ def score_run(
             judges=tuple(config.judges),
             frames=earlier.get("frames"),
         )
+
+
+def _with_predictions(
+    benchmark: Benchmark, config: EvalConfig, predictions: Mapping[str, Prediction]
+) -> Sequence[Sample]:
+    """The run's samples that have a prediction, in benchmark order (a view of a large
+    benchmark's samples: none is read to find them)."""
+    pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+    return select_samples(pool, with_records(pool, predictions))
 
 
 def _earlier_results(run: RunFolder) -> dict[str, Any]:
@@ -119,8 +128,7 @@ def report_run(
     with RunLock(run.path), use_reasoning_source(config.reasoning_source), use_benchmark_root(benchmark.root):
         _read_logs(run, set_aside_bad_lines, on_note)
         predictions = run.predictions()
-        pool = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-        samples = [sample for sample in pool if sample.id in predictions]
+        samples = _with_predictions(benchmark, config, predictions)
         earlier = _earlier_results(run)
         judgments = JudgmentLog(run.path / JUDGMENTS, retry_errors=not config.keep_errors)
         pending = int(earlier.get("judgments_pending") or 0) if outstanding_batches(run.path) else 0

@@ -6,25 +6,27 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from vqakit.files import collector_paused, set_aside_counts, write_text_atomic
-from vqakit.report import write_report
+import numpy as np
+
+from vqakit.files import set_aside_counts, write_atomic, write_text_atomic
+from vqakit.report import SamplePages, write_report
 from vqakit.runner._second_pass import not_judged
-from vqakit.runs import RESULTS, SCORES
-from vqakit.schema import Benchmark, Prediction
-from vqakit.scoring import length_bucket, length_buckets, score_sample, summarise, usage_totals
+from vqakit.runs import RESULTS, SCORES, JsonlRows, RunFolder, paired, with_records
+from vqakit.schema import Benchmark, Prediction, Sample, select_samples
+from vqakit.scoring import ResultsTally, UsageTally, length_bucket, length_buckets, score_sample
 
 
-@collector_paused()  # 100,000 rows and cards: the collector took a third of the time
 def write_scores(
     folder: Path,
     benchmark: Benchmark,
-    samples: list,
-    predictions: dict[str, Prediction],
-    judgments: dict[str, dict[str, dict[str, Any]]] | None = None,
+    samples: Sequence[Sample],
+    predictions: Mapping[str, Prediction],
+    judgments: Mapping[str, dict[str, dict[str, Any]]] | None = None,
     group_by: tuple[str, ...] = (),
     *,
     errors_as_wrong: bool = False,
@@ -38,49 +40,51 @@ def write_scores(
     and counted in results.json (`judgments_missing`, by judge). Judgments still waiting on a
     batch are counted too (`judgments_pending`). `frames`: how the run had its frames (kept by
     whoever rescores it). Lines of the run's logs set aside into quarantine files are counted
-    by log (`set_aside`)."""
+    by log (`set_aside`).
+
+    One pass over the samples in order, in bounded memory whatever their number: each sample's
+    prediction and judgments are looked up (`predictions` may be read from disk as used, see
+    `vqakit.runs.PredictionIndex`), its score row written to scores.jsonl and counted
+    (`scoring.ResultsTally`), and its card added to the sample pages (`report.SamplePages`);
+    judges' and registered metrics' summaries then read the rows back."""
     from vqakit.scoring import default_groups
 
     judgments = judgments or {}
-    missing = {
-        sample.id: not_judged(judges, sample, predictions[sample.id], judgments.get(sample.id) or {})
-        for sample in samples
-        if sample.id in predictions
-    }
-    rows = [
-        score_sample(
-            sample,
-            predictions[sample.id],
-            judgments.get(sample.id),
-            errors_as_wrong=errors_as_wrong,
-            missing=missing[sample.id],
-        )
-        for sample in samples
-        if sample.id in predictions
-    ]
-    write_text_atomic(folder / SCORES, "".join(json.dumps(row) + "\n" for row in rows))
-    durations: dict[str, float | None] = {}
-    lengths = {
-        sample.id: length_bucket(seconds)
-        for sample in samples
-        if (seconds := _video_length(benchmark, sample, durations)) is not None
-    }
-    results = summarise(
-        [s for s in samples if s.id in predictions],
-        rows,
+    tally = ResultsTally(
         tuple(dict.fromkeys((*default_groups(), *benchmark.card.groups, *group_by))),
-        extra_groups={"video_length": lengths},
-        min_group_size=benchmark.card.protocol.min_group_size,
-        order={"video_length": length_buckets()},
-        official=benchmark.card.official,
+        ("video_length",),
+        {"video_length": length_buckets()},
     )
-    results["usage"] = usage_totals(
-        [predictions[s.id] for s in samples if s.id in predictions], judgments, wall_s
+    usage = UsageTally()
+    not_graded: Counter[str] = Counter()
+    scored = with_records(samples, predictions)
+    pages = SamplePages(RunFolder(folder), benchmark, int(np.count_nonzero(scored)))
+    durations: dict[str, float | None] = {}
+
+    def score_all(out: IO[bytes]) -> None:
+        for sample, prediction in paired(select_samples(samples, scored), predictions):
+            records = judgments.get(sample.id)
+            missing = not_judged(judges, sample, prediction, records or {})
+            not_graded.update(missing)
+            row = score_sample(sample, prediction, records, errors_as_wrong=errors_as_wrong, missing=missing)
+            out.write(json.dumps(row).encode() + b"\n")
+            seconds = _video_length(benchmark, sample, durations)
+            tally.add(sample, row, {} if seconds is None else {"video_length": length_bucket(seconds)})
+            usage.add(prediction)
+            pages.add(sample, prediction, row, records or {})
+
+    write_atomic(folder / SCORES, score_all)  # `out` is buffered
+    pages.finish()
+    results = tally.results(
+        select_samples(samples, scored),
+        JsonlRows(folder / SCORES),
+        benchmark.card.protocol.min_group_size,
+        benchmark.card.official,
     )
+    results["usage"] = usage.totals(sum(len(records) for records in judgments.values()), wall_s)
     results["benchmark"] = benchmark.card.name
     if judgments_pending:
         results["judgments_pending"] = judgments_pending
-    not_graded = Counter(name for names in missing.values() for name in names)
     if not_graded:
         results["judgments_missing"] = dict(sorted(not_graded.items()))
     if frames:
@@ -89,7 +93,7 @@ def write_scores(
     if set_aside:  # lines of the logs moved into quarantine files (`--set-aside-bad-lines`)
         results["set_aside"] = set_aside
     write_text_atomic(folder / RESULTS, json.dumps(results, indent=1) + "\n")
-    write_report(folder, benchmark)
+    write_report(folder, benchmark, pages)
     return results
 
 

@@ -27,5 +27,6 @@ __getattr__, __dir__, __all__ = lazy_exports(
         ),
         "_listing": "RunSummary list_runs",
         "_logs": "JudgmentLog PredictionLog parse_judgment parse_prediction parse_score_row read_predictions",
+        "_index": "JsonlRows JudgmentIndex PredictionIndex RecordIndex paired with_records",
     },
 )

@@ -17,12 +17,12 @@ from pathlib import Path
 from vqakit.files import (
     IGNORED,
     BadLogLines,
+    LogReader,
     OutFolderRefused,
     Parser,
     SetAside,
     check_out,
     is_set_aside_file,
-    read_log,
     set_aside_bad_lines,
 )
 from vqakit.models import parse_batch_event, parse_batch_reply
@@ -105,12 +105,21 @@ def run_logs(folder: str | Path) -> list[tuple[Path, Parser]]:
     return found
 
 
+def _problems(path: Path, parse: Parser) -> list[tuple[int, str]]:
+    """The (line, reason) of each line of the log that cannot be read, read as a stream (a log
+    of a million records is checked without holding them)."""
+    reader = LogReader(path, parse)
+    for _ in reader:
+        pass
+    return reader.problems
+
+
 def check_run_logs(folder: str | Path) -> None:
     """`BadLogLines` naming every line of every log of the run folder that cannot be read."""
     bad = [
-        BadLogLines(path, contents.problems)
+        BadLogLines(path, problems)
         for path, parse in run_logs(folder)
-        if (contents := read_log(path, parse)).problems
+        if (problems := _problems(path, parse))
     ]
     if bad:
         raise BadLogLines(bad[0].path, bad[0].problems, more=bad[1:])

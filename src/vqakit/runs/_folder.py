@@ -4,14 +4,16 @@ sweep all read runs through `RunFolder`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from vqakit.files import id_digest, read_log, slug
-from vqakit.runs._logs import parse_judgment, parse_score_row, read_predictions
+from vqakit.files import id_digest, slug
+from vqakit.runs._index import JudgmentIndex, RecordIndex
+from vqakit.runs._logs import read_predictions
 from vqakit.schema import Prediction
 
 CONFIG = "config.yaml"
@@ -92,26 +94,24 @@ class RunFolder:
         """results.json; empty when the run was never scored."""
         return self._json(RESULTS)
 
-    def predictions(self) -> dict[str, Prediction]:
-        """Each sample's latest prediction by sample id (a retried error is superseded);
-        `BadLogLines` naming each line of predictions.jsonl that cannot be read."""
+    def predictions(self) -> Mapping[str, Prediction]:
+        """Each sample's latest prediction by sample id (a retried error is superseded), read
+        from predictions.jsonl as it is used (`PredictionIndex`); `BadLogLines` naming each
+        line of predictions.jsonl that cannot be read."""
         return read_predictions(self.path / PREDICTIONS)
 
-    def judgments(self, name: str = JUDGMENTS) -> dict[str, dict[str, dict[str, Any]]]:
-        """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file);
-        `BadLogLines` naming each line that cannot be read."""
-        grouped: dict[str, dict[str, dict[str, Any]]] = {}
-        for record in read_log(self.path / name, parse_judgment).checked():
-            grouped.setdefault(record["sample_id"], {})[record["kind"]] = record
-        return grouped
+    def judgments(self, name: str = JUDGMENTS) -> Mapping[str, dict[str, dict[str, Any]]]:
+        """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file), read
+        as used (`JudgmentIndex`); `BadLogLines` naming each line that cannot be read."""
+        return JudgmentIndex(self.path / name)
 
-    def scores(self) -> dict[str, dict[str, Any]]:
-        """scores.jsonl rows by sample id; empty when the run was never scored. `BadLogLines`
-        for a line that cannot be read (`vqakit report RUN` writes the file again)."""
+    def scores(self) -> Mapping[str, dict[str, Any]]:
+        """scores.jsonl rows by sample id, read as used (`RecordIndex`); empty when the run was
+        never scored. `BadLogLines` for a line that cannot be read (`vqakit report RUN` writes
+        the file again)."""
         path = self.path / SCORES
         hint = f"{path} is written from the run's logs: `vqakit report {self.path}` writes it again."
-        rows = read_log(path, parse_score_row).checked(hint=hint)
-        return {row["sample_id"]: row for row in rows}
+        return RecordIndex(path, hint)
 
     def score_rows(self) -> list[dict[str, Any]]:
         return list(self.scores().values())

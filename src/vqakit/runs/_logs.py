@@ -12,11 +12,17 @@ out, and removed only when the log is appended to next.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from vqakit.files import LogAppender, json_object, read_log, require, sync_folder
-from vqakit.schema import NOT_APPLICABLE, Prediction
+import numpy as np
+import pydantic_core
+
+from vqakit.files import LogAppender, LogContents, LogReader, json_object, read_log, require, sync_folder
+from vqakit.schema import NOT_APPLICABLE, Prediction, SampleKeys, sample_digest
+
+DIGEST = np.dtype("S16")
 
 
 def parse_prediction(line: bytes) -> Prediction:
@@ -42,15 +48,25 @@ class PredictionLog:
 
     `compact=True` keeps only each sample's outcome (final or not, failed or not) instead of
     its prediction, so that a long run's memory does not grow with the samples answered; read
-    the predictions back with `read_predictions` when the run is over."""
+    the predictions back with `read_predictions` when the run is over. With `keys` (the run's
+    samples, `schema.sample_keys`) the log is read as a stream and the outcomes are one byte a
+    sample, by position (`outcomes`); lines of samples outside them are passed over: a million
+    samples take a megabyte. Its lines are read as predictions its caller has checked (see
+    `_digested_outcome`)."""
 
-    def __init__(self, path: Path, *, retry_errors: bool = True, compact: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, retry_errors: bool = True, compact: bool = False, keys: SampleKeys | None = None
+    ) -> None:
         self.path = path
         self.retry_errors = retry_errors
-        self.compact = compact
+        self.compact = compact or keys is not None
+        self.keys = keys
         self.finished: dict[str, Prediction] = {}
         self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
-        if compact:  # the outcome is all that is kept of each prediction
+        self.outcomes = np.zeros(len(keys) if keys is not None else 0, dtype=np.uint8)  # by position
+        if keys is not None:
+            contents = self._read_outcomes(keys)
+        elif compact:  # the outcome is all that is kept of each prediction
             contents = read_log(path, _outcome)
             for sample_id, outcome in contents.checked():
                 self._outcome[sample_id] = outcome
@@ -63,25 +79,67 @@ class PredictionLog:
             path.touch()
             sync_folder(path.parent)
 
+    def _read_outcomes(self, keys: SampleKeys) -> LogContents[Any]:
+        """Each line's outcome at its sample's position (the latest line wins), in one pass."""
+        reader = LogReader(self.path, _digested_outcome)
+        digests, flags = bytearray(), bytearray()
+        for _, _, (digest, flag) in reader:
+            digests += digest
+            flags.append(flag)
+        reader.checked()
+        found = keys.positions(np.frombuffer(digests, dtype=DIGEST))
+        latest = np.unique(found[::-1], return_index=True)[1]  # each position's last line
+        at = len(found) - 1 - latest
+        at = at[found[at] >= 0]
+        self.outcomes[found[at]] = np.frombuffer(flags, dtype=np.uint8)[at]
+        return reader.contents()
+
+    def outcome(self, sample_id: str) -> tuple[bool, bool] | None:
+        """(failed for good, failed) of the sample's latest line; None when it has none."""
+        if self.keys is None:
+            return self._outcome.get(sample_id)
+        position = self.keys.position(sample_id)
+        flag = 0 if position is None else int(self.outcomes[position])
+        return None if not flag else (bool(flag & FINAL), bool(flag & FAILED))
+
+    def done_mask(self) -> np.ndarray:
+        """With `keys`: which of the run's samples a resumed run skips, by position."""
+        final = (self.outcomes & FINAL) != 0
+        return final if self.retry_errors else self.outcomes != 0
+
+    def failed_mask(self) -> np.ndarray:
+        """With `keys`: the samples whose latest prediction is an error."""
+        return (self.outcomes & FAILED) != 0
+
+    def skipped_mask(self) -> np.ndarray:
+        """With `keys`: the samples the method does not apply to (final errors)."""
+        return (self.outcomes & (FINAL | FAILED)) == (FINAL | FAILED)
+
     def _keep(self, prediction: Prediction) -> None:
-        self._outcome[prediction.sample_id] = (prediction.failed_for_good, prediction.error is not None)
+        outcome = (prediction.failed_for_good, prediction.error is not None)
+        if self.keys is not None:
+            position = self.keys.position(prediction.sample_id)
+            if position is not None:
+                self.outcomes[position] = _flags(outcome)
+            return
+        self._outcome[prediction.sample_id] = outcome
         if not self.compact:
             self.finished[prediction.sample_id] = prediction
 
     def done(self, sample_id: str) -> bool:
-        outcome = self._outcome.get(sample_id)
+        outcome = self.outcome(sample_id)
         if outcome is None:
             return False
         return outcome[0] or not self.retry_errors
 
     def failed(self, sample_id: str) -> bool:
         """The sample's latest prediction is an error."""
-        return self._outcome.get(sample_id, (False, False))[1]
+        return (self.outcome(sample_id) or (False, False))[1]
 
     def skipped(self, sample_id: str) -> bool:
         """The sample's latest prediction says the method does not apply to it (final, not a
         failure to retry)."""
-        return self._outcome.get(sample_id) == (True, True)
+        return self.outcome(sample_id) == (True, True)
 
     def append(self, prediction: Prediction) -> None:
         self.append_many([prediction])
@@ -91,7 +149,7 @@ class PredictionLog:
         is already final is skipped. Returns those appended."""
         kept: dict[str, Prediction] = {}
         for prediction in predictions:
-            earlier = self._outcome.get(prediction.sample_id)
+            earlier = self.outcome(prediction.sample_id)
             if (earlier is None or not earlier[0]) and not (
                 prediction.sample_id in kept and kept[prediction.sample_id].failed_for_good
             ):
@@ -115,13 +173,35 @@ def _outcome(line: bytes) -> tuple[str, tuple[bool, bool]]:
     return prediction.sample_id, (final, error is not None)
 
 
-def read_predictions(path: Path) -> dict[str, Prediction]:
+FINAL, FAILED, SEEN = 1, 2, 4  # bits of an outcome byte (SEEN: the sample has a line)
+
+
+def _flags(outcome: tuple[bool, bool]) -> int:
+    return SEEN | (FINAL if outcome[0] else 0) | (FAILED if outcome[1] else 0)
+
+
+def _digested_outcome(line: bytes) -> tuple[bytes, int]:
+    """(digest of the sample id, outcome bits) of a line of a log its caller has just checked
+    line by line (`run_eval` does, under the run's lock: `runs.checked_run_logs`), so read with
+    pydantic's JSON reader alone, not validated as a whole prediction again (a resumed run of a
+    million samples reads half a million lines); ValueError for a line that is no prediction."""
+    record = pydantic_core.from_json(line)
+    if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str):
+        raise ValueError("not a prediction line")
+    error = record.get("error")
+    if error is not None and not (isinstance(error, dict) and isinstance(error.get("type"), str)):
+        raise ValueError("not a prediction line")
+    final = error is None or error["type"] == NOT_APPLICABLE
+    return sample_digest(record["sample_id"]), _flags((final, error is not None))
+
+
+def read_predictions(path: Path) -> Mapping[str, Prediction]:
     """Each sample's latest prediction in a predictions.jsonl (a cut last line left out;
-    `BadLogLines` for a complete line that cannot be read)."""
-    found: dict[str, Prediction] = {}
-    for prediction in read_log(path, parse_prediction).checked():
-        found[prediction.sample_id] = prediction
-    return found
+    `BadLogLines` for a complete line that cannot be read), read from the file as it is used
+    (`PredictionIndex`)."""
+    from vqakit.runs._index import PredictionIndex  # which reads lines with this module's parsers
+
+    return PredictionIndex(path)
 
 
 class JudgmentLog:

@@ -15,8 +15,7 @@ media go through a `MediaChecker`, which the caller supplies (see `_media_checks
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -31,7 +30,6 @@ from vqakit.files import (
     decode,
     find_bad_byte,
     find_unusable,
-    one_line,
     parse_table,
     read_bytes,
     yaml_error_line,
@@ -42,7 +40,17 @@ from vqakit.schema._corpus import Clip, Passage
 from vqakit.schema._media_checks import MediaChecker as MediaChecker
 from vqakit.schema._media_checks import MediaChecks, media_path_problem
 from vqakit.schema._media_checks import safe_media_path as safe_media_path
+from vqakit.schema._problem import Problem, _problems_from
 from vqakit.schema._sample import Sample
+from vqakit.schema._sample_stream import (
+    Fallback,
+    SampleLines,
+    StreamedSamples,
+    cache_key,
+    load_index,
+    save_index,
+    stream_samples,
+)
 
 CARD = "benchmark.yaml"
 SAMPLES = "samples.jsonl"
@@ -52,27 +60,16 @@ PASSAGES = "corpus/passages.jsonl"
 Model = TypeVar("Model", bound=BaseModel)
 
 
-@dataclass(frozen=True, order=True)
-class Problem:
-    file: str
-    line: int  # 1-based; 0 when the problem concerns the whole file
-    field: str  # dotted path such as "videos.0.start_s", or "-"
-    message: str
-
-    def __str__(self) -> str:
-        return one_line(f"{self.file}:{self.line}: {self.field}: {self.message}")
-
-
 @dataclass
 class Benchmark:
     """A loaded benchmark folder."""
 
     root: Path
     card: BenchmarkCard
-    samples: list[Sample]
+    samples: Sequence[Sample]  # a list, or for a large benchmark a `SampleFile` (read as used)
     clips: dict[str, Clip] = field(default_factory=dict)
     passages: dict[str, Passage] = field(default_factory=dict)
-    sample_lines: dict[str, int] = field(default_factory=dict)  # sample id -> line in samples.jsonl
+    sample_lines: Mapping[str, int] = field(default_factory=dict)  # sample id -> line in samples.jsonl
 
     def media_path(self, relative: str) -> Path:
         return self.root / relative
@@ -87,26 +84,6 @@ class BenchmarkError(Exception):
         listing = "\n".join(str(problem) for problem in problems[:20])
         more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
         super().__init__(f"{root}: {len(problems)} problem(s)\n{listing}{more}")
-
-
-_UNION_TAG = re.compile(r"[\[\-]|^(int|str|float|bool|list|dict|tuple|none|constrained-str)$")
-
-
-def _problems_from(error: ValidationError, file: str, line: int, prefix: str = "") -> list[Problem]:
-    problems: dict[str, Problem] = {}
-    for detail in error.errors():
-        loc = [str(part) for part in detail["loc"] if not _UNION_TAG.search(str(part))]
-        message = str(detail["msg"]).removeprefix("Value error, ")
-        if match := re.match(r"^([a-z_]+): (.*)$", message, re.DOTALL):
-            loc.append(match[1])
-            message = match[2]
-        if detail["type"] == "missing":
-            message = "missing required field"
-        elif detail["type"] == "extra_forbidden":
-            message = "unknown field"
-        name = ".".join(([prefix] if prefix else []) + loc) or "-"
-        problems.setdefault(name, Problem(file, line, name, message))
-    return list(problems.values())
 
 
 def _yaml_line(node: yaml.Node | None, loc: list[str]) -> int:
@@ -238,6 +215,54 @@ def _check_sample(
         problems += [Problem(SAMPLES, line, name, message) for name, message in found]
 
 
+def _index_key(root: Path, linked: bool) -> str | None:
+    """The key of the cached index of this folder's samples (see `_sample_stream`)."""
+    versions = []
+    for name in (CLIPS, PASSAGES):
+        try:
+            info = (root / name).stat()
+            versions.append(f"{name}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}")
+        except OSError:
+            versions.append(f"{name}:-")
+    return cache_key(root, SAMPLES, [*versions, f"linked={linked}"])
+
+
+def _samples(
+    root: Path, corpora: Corpora, media: MediaChecks, problems: list[Problem], *, cached: bool, linked: bool
+) -> StreamedSamples:
+    """The folder's samples, their problems added to `problems`: from the cached index of a
+    large file whose media are still where they were (`cached`), else read line by line."""
+    if outside := _outside(root, SAMPLES):
+        problems.append(outside)
+        return StreamedSamples([], {})
+    key = _index_key(root, linked) if cached else None
+    hit = load_index(key, root / SAMPLES) if key else None
+    if hit is not None and all(media.usable(path) for path in hit[1]):
+        return StreamedSamples(hit[0], SampleLines(hit[0]))
+
+    def check(line: int, sample: Sample) -> list[Problem]:
+        start = len(problems)  # the media checks report into `problems`
+        _check_sample(line, sample, media, corpora, problems)
+        found = problems[start:]
+        del problems[start:]
+        return found
+
+    try:
+        found = stream_samples(root, SAMPLES, check, problems)
+        found.key = key
+        return found
+    except Fallback:
+        pass
+    except OSError as error:
+        problems.append(Problem(SAMPLES, 0, "-", f"cannot be read ({error.strerror or error})"))
+        return StreamedSamples([], {})
+    records = _records(root, SAMPLES, Sample, problems)
+    for line, sample in records.values():
+        _check_sample(line, sample, media, corpora, problems)
+    samples = [sample for _, sample in records.values()]
+    return StreamedSamples(samples, {key: line for key, (line, _) in records.items()})
+
+
 @collector_paused()  # 100,000 samples: half the time went to the garbage collector
 def check_folder(
     root: str | Path, media: MediaChecker | None = None, *, missing_media_ok: bool = False
@@ -268,15 +293,15 @@ def check_folder(
     if not (root / SAMPLES).is_file():
         problems.append(Problem(SAMPLES, 0, "-", "file not found: a benchmark folder needs samples.jsonl"))
         return None, problems
-    samples = _records(root, SAMPLES, Sample, problems)
-    if not samples and not any(p.file == SAMPLES for p in problems):
-        problems.append(Problem(SAMPLES, 0, "-", "no samples"))
     corpora = Corpora(
         clips={key: clip for key, (_, clip) in clips.items()},
         passages={key: passage for key, (_, passage) in passages.items()},
     )
-    for line, sample in samples.values():
-        _check_sample(line, sample, media_checks, corpora, problems)
+    found = _samples(root, corpora, media_checks, problems, cached=media is None, linked=media_checks.linked)
+    if not found.samples and not any(p.file == SAMPLES for p in problems):
+        problems.append(Problem(SAMPLES, 0, "-", "no samples"))
+    if not problems and found.index is not None and found.key:
+        save_index(found.key, found)
     rank = {CARD: 0, CLIPS: 1, PASSAGES: 2, SAMPLES: 3}
     problems.sort(key=lambda problem: (rank.get(problem.file, 4), problem.line))
     if card is None:
@@ -284,10 +309,10 @@ def check_folder(
     benchmark = Benchmark(
         root=root,
         card=card,
-        samples=[sample for _, sample in samples.values()],
+        samples=found.samples,
         clips=dict(corpora.clips),
         passages=dict(corpora.passages),
-        sample_lines={key: line for key, (line, _) in samples.items()},
+        sample_lines=found.lines,
     )
     return benchmark, problems
 

@@ -112,6 +112,10 @@ class MediaChecks:
             return None
         return found
 
+    def usable(self, relative: str) -> bool:
+        """Whether the file is found inside the folder (or may be missing); no problem reported."""
+        return not isinstance(self._file(relative), str)
+
     def _locate(self, relative: str) -> Path | str:
         if problem := media_path_problem(self.root, relative, linked=self.linked):
             return f"path {_shown(relative)} {problem}"

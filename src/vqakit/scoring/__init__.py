@@ -13,7 +13,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "vqakit.schema": "length_bucket length_buckets",
         "_audit": "blind_agreement option_biases",
         "_builtin_judges": "ChoiceExtractor OpenAnswerJudge judge_reply no_yes_no",
-        "_clusters": "video_clusters",
+        "_clusters": "video_clusters ClusterForest",
         "_compare": "compare_runs",
         "_errors": "error_kinds errors_text",
         "_extract": "Extraction extract_choice",
@@ -40,7 +40,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_reasoning": (
             "REASONING_SOURCES ReasoningSource model_reasoning reasoning_source use_reasoning_source"
         ),
-        "_usage": "usage_totals",
+        "_usage": "usage_totals UsageTally",
         "_verdicts": "parse_yes_no yes_no_reason",
+        "_tally": "Outcomes ResultsTally",
     },
 )

@@ -39,3 +39,33 @@ def video_clusters(samples: Iterable[Sample]) -> dict[str, str]:
                 parent[second] = first
                 mine = first
     return {sample_id: root(f"sample:{sample_id}").removeprefix("sample:") for sample_id in ids}
+
+
+class ClusterForest:
+    """The clusters of `video_clusters`, found as samples stream by: a union-find over the
+    videos and gold clips they name (bounded by the number of videos, not of samples). `add`
+    gives the key a sample's outcome is counted under (its first video or clip; a sample with
+    neither is its own), and `root(key)` the cluster that key belongs to once every sample is in:
+    counts kept by key and added up by root are the counts by `video_clusters`' clusters."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def root(self, key: str) -> str:
+        parent = self.parent
+        parent.setdefault(key, key)
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    def add(self, sample: Sample) -> str:
+        keys = _keys(sample)
+        if not keys:
+            return f"sample:{sample.id}"
+        first = self.root(keys[0])
+        for key in keys[1:]:
+            other = self.root(key)
+            if other != first:
+                self.parent[other] = first
+        return keys[0]

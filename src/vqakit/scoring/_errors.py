@@ -68,20 +68,42 @@ def _kind_of(row: dict[str, Any]) -> str:
     return judge_error_key(name, kind)
 
 
-def errors_summary(scores: list[dict[str, Any]]) -> dict[str, Any]:
-    """results.json's `errors` (see the module) from the score rows."""
-    failed = [row for row in scores if "error" in row or row.get("judge_errors")]
-    by_judge: dict[str, Counter[str]] = {}
-    for row in failed:
+class ErrorTally:
+    """results.json's `errors`, counted one score row at a time."""
+
+    def __init__(self) -> None:
+        self.n = self.scored_without_judge = 0
+        self.by_kind: Counter[str] = Counter()
+        self.by_judge: dict[str, Counter[str]] = {}
+        self.counted_as_wrong = False
+
+    def add(self, row: dict[str, Any]) -> None:
+        if "error" in row and row["correct"] is False:
+            self.counted_as_wrong = True
+        if "error" not in row and not row.get("judge_errors"):
+            return
+        self.n += 1
+        self.by_kind[_kind_of(row)] += 1
         for name, kind in (row.get("judge_errors") or {}).items():
-            by_judge.setdefault(name, Counter())[kind] += 1
-    return {
-        "n": len(failed),
-        "by_kind": dict(sorted(Counter(_kind_of(row) for row in failed).items())),
-        "counted_as_wrong": any("error" in row and row["correct"] is False for row in scores),
-        "by_judge": {name: dict(sorted(kinds.items())) for name, kinds in sorted(by_judge.items())},
-        "scored_without_judge": sum(1 for row in failed if "error" not in row),
-    }
+            self.by_judge.setdefault(name, Counter())[kind] += 1
+        self.scored_without_judge += "error" not in row
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "by_kind": dict(sorted(self.by_kind.items())),
+            "counted_as_wrong": self.counted_as_wrong,
+            "by_judge": {name: dict(sorted(kinds.items())) for name, kinds in sorted(self.by_judge.items())},
+            "scored_without_judge": self.scored_without_judge,
+        }
+
+
+def errors_summary(scores: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """results.json's `errors` (see the module) from the score rows."""
+    tally = ErrorTally()
+    for row in scores:
+        tally.add(row)
+    return tally.summary()
 
 
 def error_kinds(results: Iterable[dict[str, Any]], *, judges_only: bool = False) -> dict[str, int]:

@@ -71,7 +71,36 @@ class Judge:
         return []
 
 
-_JUDGES: dict[str, Judge] = {}
+class _Registry(dict):
+    """The judges by name, counting its changes (`judges()` orders them again only after one)."""
+
+    changes = 0
+
+    def _changed(self) -> None:
+        type(self).changes += 1
+
+    def __setitem__(self, key: str, value: Judge) -> None:
+        super().__setitem__(key, value)
+        self._changed()
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._changed()
+
+    def pop(self, *args: Any) -> Any:
+        self._changed()
+        return super().pop(*args)
+
+    def clear(self) -> None:
+        super().clear()
+        self._changed()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._changed()
+
+
+_JUDGES: dict[str, Judge] = _Registry()
 
 
 def register_judge(cls: type[Judge]) -> type[Judge]:
@@ -83,11 +112,21 @@ def register_judge(cls: type[Judge]) -> type[Judge]:
     return cls
 
 
+_ORDERED: list = [None, {}]  # (the registry it was made from, the judges in order)
+
+
 def judges() -> dict[str, Judge]:
-    """Every registered judge by name, in an order where each comes after the judges it needs."""
+    """Every registered judge by name, in an order where each comes after the judges it needs
+    (worked out again only when the registry changed: scoring asks for every sample)."""
     import vqakit.scoring._builtin_judges  # noqa: F401  - registers the built-in ones
 
     load_systems()
+    if _ORDERED[0] != _Registry.changes:
+        _ORDERED[:] = [_Registry.changes, _ordered()]
+    return dict(_ORDERED[1])
+
+
+def _ordered() -> dict[str, Judge]:
     ordered: dict[str, Judge] = {}
 
     def visit(name: str, path: tuple[str, ...]) -> None:

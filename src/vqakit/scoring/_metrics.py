@@ -23,18 +23,14 @@ fields and run-level metrics (`_judges`, `_hooks`).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
 from typing import Any
 
 from vqakit.schema import NOT_APPLICABLE, OfficialTable, Prediction, Sample
-from vqakit.scoring._clusters import video_clusters
-from vqakit.scoring._errors import errors_summary, judge_error_key, judge_errors
-from vqakit.scoring._headline import headline, overall_summary
-from vqakit.scoring._hooks import default_groups, group_keys, metric_hooks, score_field_hooks
-from vqakit.scoring._intervals import accuracy_summary
+from vqakit.scoring._errors import judge_error_key, judge_errors
+from vqakit.scoring._hooks import score_field_hooks
 from vqakit.scoring._judges import Judge, judge_for_kind, judges
 from vqakit.scoring._labels import LETTERS
-from vqakit.scoring._official import official_results
+from vqakit.scoring._tally import ResultsTally
 
 HIDDEN = "unscored (answer hidden)"
 
@@ -158,53 +154,6 @@ def score_sample(
     }
 
 
-def _chance(samples: list[Sample]) -> float | None:
-    """The accuracy a uniformly random choice has in expectation on these MCQ samples."""
-    return sum(1 / len(s.choices) for s in samples if s.choices) / len(samples) if samples else None
-
-
-def _ordered(buckets: dict[str, list[dict]], order: list[str] | None) -> list[tuple[str, list[dict]]]:
-    """Keys in the given order (e.g. length buckets shortest first), others sorted after them."""
-    rank = {key: i for i, key in enumerate(order or [])}
-    return sorted(buckets.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
-
-
-def _accuracy(rows: list[dict[str, Any]], clusters: dict[str, str]) -> dict[str, Any]:
-    """`accuracy_summary` of these score rows, clustered by the video each sample is about (a row
-    of a sample not in `clusters` is a cluster of its own)."""
-    return accuracy_summary(
-        [float(row["correct"]) for row in rows],
-        [clusters.get(row["sample_id"], row["sample_id"]) for row in rows],
-    )
-
-
-def _group_buckets(
-    samples: dict[str, Sample],
-    scored: list[dict[str, Any]],
-    groups: tuple[str, ...],
-    extra: dict[str, dict],
-    order: dict[str, list[str]],
-    clusters: dict[str, str],
-) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for group in groups:
-        buckets: dict[str, list[dict]] = defaultdict(list)
-        for row in scored:
-            for key in group_keys(samples[row["sample_id"]], group):
-                buckets[key].append(row)
-        if buckets:
-            found[group] = {key: _accuracy(rows, clusters) for key, rows in sorted(buckets.items())}
-    for group, keys in extra.items():
-        by_key: dict[str, list[dict]] = defaultdict(list)
-        for row in scored:
-            if row["sample_id"] in keys:
-                by_key[keys[row["sample_id"]]].append(row)
-        if by_key:
-            ordered = _ordered(by_key, order.get(group))
-            found[group] = {key: _accuracy(rows, clusters) for key, rows in ordered}
-    return found
-
-
 def summarise(
     samples: list[Sample],
     scores: list[dict[str, Any]],
@@ -220,60 +169,15 @@ def summarise(
     add their own keys. Rows with fewer than `min_group_size` samples are left out of the
     breakdowns and listed under `hidden_groups`. `official`, the card's table of the benchmark's
     own evaluation, adds its columns (`official`, see `_official`). Every accuracy's interval is
-    clustered by video (`video_clusters`, `_intervals`)."""
+    clustered by video (`video_clusters`, `_intervals`). The same as counting the rows one by one
+    with a `ResultsTally`, which is what a run's scoring does (`runner.write_scores`)."""
     by_id = {s.id: s for s in samples}
-    clusters = video_clusters(samples)
-    scored = [row for row in scores if row["correct"] is not None]
-    mcq = [row for row in scored if row["mcq"]]
-    open_ended = [row for row in scored if not row["mcq"]]
-    mcq_summary, open_summary = _accuracy(mcq, clusters), _accuracy(open_ended, clusters)
-    pooled = _accuracy(scored, clusters)
-    breakdown = groups or default_groups()
-    results: dict[str, Any] = {
-        "overall": overall_summary(mcq_summary, open_summary, pooled),
-        "mcq": mcq_summary,
-        "open_ended": open_summary,
-        "errors": errors_summary(scores),
-        "chance": _chance([by_id[row["sample_id"]] for row in mcq]),
-        "counts": dict(Counter(row["status"].split(":")[0] for row in scores)),
-        "groups": _group_buckets(by_id, mcq, breakdown, extra_groups or {}, order or {}, clusters),
-        "open_ended_groups": _group_buckets(
-            by_id, open_ended, breakdown, extra_groups or {}, order or {}, clusters
-        ),
-    }
-    failed_steps = Counter(step for row in scores for step in row.get("step_failures") or ())
-    if failed_steps:  # a method's steps that failed without failing the sample (e.g. rag's rewrite)
-        results["step_failures"] = dict(sorted(failed_steps.items()))
-    for name, judge in judges().items():
-        summary = judge.summarise(samples, scores)
-        if summary is not None:
-            results[name] = summary
-    for metric in metric_hooks():
-        results.update(metric(samples, scores))
-    hidden: dict[str, dict[str, int]] = {}
-    for field, suffix in (("groups", ""), ("open_ended_groups", " (open-ended)")):
-        for group, buckets in list(results[field].items()):
-            kept = {key: summary for key, summary in buckets.items() if summary["n"] >= min_group_size}
-            left_out = {
-                key: summary["n"] for key, summary in buckets.items() if summary["n"] < min_group_size
-            }
-            if left_out:
-                hidden[group + suffix] = left_out
-            if kept:
-                results[field][group] = kept
-            else:
-                del results[field][group]
-    results["min_group_size"] = min_group_size
-    results["hidden_groups"] = hidden  # rows with fewer than min_group_size samples: {group: {key: n}}
-    results["letters"] = {
-        "chosen": dict(sorted(Counter(row["chosen"] for row in scored if "chosen" in row).items())),
-        "gold": dict(
-            sorted(
-                Counter(LETTERS[int(by_id[row["sample_id"]].answer)] for row in scored if row["mcq"]).items()
-            )
-        ),
-    }
-    if official is not None:
-        results["official"] = official_results(official, by_id, scores)
-    results["headline"] = headline(results)
-    return results
+    extra_groups = extra_groups or {}
+    tally = ResultsTally(groups, tuple(extra_groups), order)
+    for sample in samples:  # every sample joins its videos' clusters, scored or not
+        tally.forest.add(sample)
+    for row in scores:
+        sample_id = row["sample_id"]
+        extra = {group: keys[sample_id] for group, keys in extra_groups.items() if sample_id in keys}
+        tally.add(by_id[sample_id], row, extra)
+    return tally.results(samples, scores, min_group_size, official)

@@ -29,7 +29,7 @@ from collections import Counter
 from typing import Any
 
 from vqakit.prompts import render_prompt
-from vqakit.schema import Prediction, Sample
+from vqakit.schema import Prediction, Sample, sample_keys
 from vqakit.scoring import (
     LETTERS,
     Judge,
@@ -213,6 +213,15 @@ def _by_passage(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     }
 
 
+ROW_FIELDS = ("clip_hit", "passage_hit", "statement", "sufficient")  # what the diagnostics read of a row
+
+
+def _families(by_id: dict[str, Sample], row: dict[str, Any]) -> list[str]:
+    """The family of a row's sample (none for a sample not kept)."""
+    sample = by_id.get(row["sample_id"])
+    return [] if sample is None else family(sample)
+
+
 def _diagnostics(by_id: dict[str, Sample], rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Retrieval, chosen statements and chosen letters of these rows (keys left out when empty);
     letters only of the samples that have a family."""
@@ -225,7 +234,8 @@ def _diagnostics(by_id: dict[str, Sample], rows: list[dict[str, Any]]) -> dict[s
         found["statements"] = {name: _statement_counts(part) for name, part in _by_passage(chosen).items()}
         placed: dict[str, str] = {}
         for row in chosen:
-            letter = layout_letter(by_id[row["sample_id"]], LETTERS.index(row["chosen"]))
+            sample = by_id.get(row["sample_id"])  # samples without pairs are not kept: no letter
+            letter = None if sample is None else layout_letter(sample, LETTERS.index(row["chosen"]))
             if letter is not None:
                 placed[row["sample_id"]] = letter
         width = 2 * max((len(_pairs(by_id[sample_id])) for sample_id in placed), default=3)
@@ -234,7 +244,7 @@ def _diagnostics(by_id: dict[str, Sample], rows: list[dict[str, Any]]) -> dict[s
             for name, part in _by_passage([row for row in chosen if row["sample_id"] in placed]).items()
             if part
         }
-    answered = [row for row in rows if "chosen" in row and family(by_id[row["sample_id"]])]
+    answered = [row for row in rows if "chosen" in row and _families(by_id, row)]
     if answered:
         width = max(len(by_id[row["sample_id"]].choices or ()) for row in answered)
         found["letters_by_outcome"] = _outcomes([(row["chosen"], row["correct"]) for row in answered], width)
@@ -244,13 +254,21 @@ def _diagnostics(by_id: dict[str, Sample], rows: list[dict[str, Any]]) -> dict[s
 @register_metric
 def summarise_retrieval(samples: list[Sample], scores: list[dict[str, Any]]) -> dict[str, Any]:
     """Run-level diagnostics (see the module docstring): pooled over all samples, and per family
-    under `by_family`."""
-    by_id = {sample.id: sample for sample in samples}
-    scores = [row for row in scores if row["sample_id"] in by_id]
+    under `by_family`. Only the samples and rows these diagnostics read are kept: samples with a
+    family or statement pairs, rows of those or with a retrieval, statement or sufficiency field
+    (a run of a million questions of another benchmark holds none of them)."""
+    run = sample_keys(samples)
+    by_id = {sample.id: sample for sample in samples if family(sample) or _pairs(sample)}
+    scores = [
+        row
+        for row in scores
+        if (row["sample_id"] in by_id or any(key in row for key in ROW_FIELDS))
+        and run.position(row["sample_id"]) is not None
+    ]
     found = _diagnostics(by_id, scores)
     families: dict[str, list[dict[str, Any]]] = {}
     for row in scores:
-        for key in family(by_id[row["sample_id"]]):
+        for key in _families(by_id, row):
             families.setdefault(key, []).append(row)
     by_family: dict[str, Any] = {}
     for key, rows in sorted(families.items()):
