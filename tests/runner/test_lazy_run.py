@@ -68,7 +68,6 @@ def test_a_run_read_as_used_resumes_and_scores_as_one_held_in_memory(tmp_path, m
     for name in ("scores.jsonl", "samples/page-001.html"):
         assert (tmp_path / "lazy" / name).read_bytes() == (tmp_path / "held" / name).read_bytes()
     lines = (tmp_path / "lazy" / "predictions.jsonl").read_text().splitlines()
-    assert list(RunFolder(tmp_path / "lazy").predictions()) == [
-        json.loads(line)["sample_id"] for line in lines
-    ]
+    in_order = [json.loads(line)["sample_id"] for line in lines]
+    assert list(RunFolder(tmp_path / "lazy").predictions()) == in_order
     assert {run.folder.name for run in list_runs(tmp_path)} == {"held", "lazy"}

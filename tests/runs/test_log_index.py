@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
-import vqakit.files._atomic as atomic
-from vqakit.files import LogLines, complete_lines
+import vqakit.files._logs as logs
+from vqakit.files import BadLogLines, LogReader, json_object, read_log
 from vqakit.runs import (
     JsonlRows,
     JudgmentIndex,
@@ -16,6 +17,8 @@ from vqakit.runs import (
     PredictionLog,
     RecordIndex,
     paired,
+    parse_judgment,
+    parse_prediction,
     with_records,
 )
 from vqakit.schema import Prediction, Sample, sample_keys
@@ -35,10 +38,10 @@ def _predictions(path):
 
 
 def test_a_prediction_index_reads_what_the_whole_log_holds(tmp_path, monkeypatch):
-    monkeypatch.setattr(atomic, "CHUNK", 7)  # lines cut across many reads
+    monkeypatch.setattr(logs, "CHUNK", 7)  # lines cut across many reads
     path = tmp_path / "predictions.jsonl"
     _predictions(path)
-    whole = {p.sample_id: p for p in complete_lines(path, Prediction.model_validate_json, repair=False)}
+    whole = {p.sample_id: p for p in read_log(path, parse_prediction).checked()}
     index = PredictionIndex(path)
     assert list(index) == list(whole) == ["b", "a", "c", "d"]  # keys in order of their first line
     assert dict(index.items()) == whole and list(index.values()) == list(whole.values())
@@ -69,7 +72,7 @@ def test_judgments_and_rows(tmp_path):
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     whole: dict = {}
-    for record in complete_lines(path, json.loads, repair=False):
+    for record in read_log(path, parse_judgment).checked():
         whole.setdefault(record["sample_id"], {})[record["kind"]] = record
     index = JudgmentIndex(path)
     assert dict(index.items()) == whole and list(index["x"]) == ["open", "extract"] and index.records == 3
@@ -95,15 +98,48 @@ def test_a_prediction_log_keyed_by_position_knows_what_the_full_log_knows(tmp_pa
         full.close()
         keyed.close()
         path.write_bytes(path.read_bytes().rsplit(b"\n", 2)[0] + b"\n")  # drop the line just added
-    assert not path.read_bytes().endswith(b'"cut')  # the writer cut the torn line
+    assert not path.read_bytes().endswith(b'"cut')  # the appender cut the torn line
     assert list(np.flatnonzero(PredictionLog(path, keys=keys).skipped_mask())) == [3]
 
 
-def test_log_lines_stream_in_bounded_parts_and_stop_at_a_torn_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(atomic, "CHUNK", 5)
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"n": 1}\n{"n": 22}\n\n  \n{"n"',  # blank lines, a torn last line
+        b'{"n": 1}\r\nnot json\n{"n": 3}\n[1]\n{"n": 5}',  # problems in the middle; readable unterminated end
+        b'{"n": 1}\n\xff\xfe\n{"n": 3}\n   ',  # bytes that are not UTF-8; blanks at the end
+        b"",
+        b'{"n": 1}\n',
+    ],
+)
+def test_the_streamed_log_reads_what_the_whole_file_reader_reads(tmp_path, monkeypatch, raw):
+    """`LogReader` in parts of 5 bytes gives the records, problems, torn end, `end` and
+    `next_line` of reading the whole file at once (the policy of `vqakit.files._logs`)."""
     path = tmp_path / "log.jsonl"
-    path.write_bytes(b'{"n": 1}\n{"n": 22}\n\n{"n"')
-    lines = LogLines(path, json.loads)
-    found = list(lines)
-    assert [(offset, record["n"]) for offset, record in found] == [(0, 1), (9, 22)]
-    assert lines.end == 19  # where the good lines end (what a writer cuts the file back to)
+    path.write_bytes(raw)
+    whole = {"records": [], "problems": [], "torn": b"", "end": len(raw), "unterminated": False}
+    for number, start, stop, record, problem in logs._parse_lines(raw, json_object):
+        last = stop == len(raw) and not raw.endswith(b"\n")
+        if problem is not None and last:
+            whole["torn"], whole["end"] = raw[start:], start
+        elif problem is not None:
+            whole["problems"].append((number, problem))
+        else:
+            whole["records"].append((start, number, record))
+            whole["unterminated"] = last
+    monkeypatch.setattr(logs, "CHUNK", 5)
+    reader = LogReader(path, json_object)
+    streamed = list(reader)
+    assert streamed == whole["records"]
+    assert (reader.problems, reader.torn, reader.end, reader.unterminated) == (
+        whole["problems"],
+        whole["torn"],
+        whole["end"],
+        whole["unterminated"],
+    )
+    assert reader.next_line == 1 + raw[: whole["end"]].count(b"\n")
+    contents = read_log(path, json_object)
+    assert contents.records == [record for _, _, record in streamed] and contents.end == reader.end
+    if whole["problems"]:
+        with pytest.raises(BadLogLines):
+            reader.checked()

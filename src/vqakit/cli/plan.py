@@ -41,10 +41,10 @@ def _plan(
     sys.exit(print_plan(run_settings(bench, arguments), out, prices, timing))
 
 
+# eval's options, but those of a run folder's own files (a plan reads none) and the preflight (a
+# plan's one timed request is its own)
 RUN_OPTIONS = [
-    param
-    for param in evaluate.params
-    if param.name not in ("new_run", "dry_run", "set_aside_bad_lines", "preflight")
+    p for p in evaluate.params if p.name not in ("new_run", "dry_run", "set_aside_bad_lines", "preflight")
 ]
 
 plan = click.Command(

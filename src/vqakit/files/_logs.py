@@ -239,6 +239,7 @@ def _parse_lines(
 
 
 CHUNK = 1 << 22  # bytes `LogReader` reads at a time
+Entry = tuple[int, int, Any]  # (offset of its line, line number, record)
 
 
 class LogReader:
@@ -254,7 +255,7 @@ class LogReader:
         self.problems: list[tuple[int, str]] = []
         self.torn, self.end, self.unterminated, self.next_line = b"", offset, False, first_line
 
-    def __iter__(self) -> Iterator[tuple[int, int, Any]]:
+    def __iter__(self) -> Iterator[Entry]:
         try:
             handle = open(self.path, "rb")  # noqa: SIM115 - closed below, the generator may stop early
         except FileNotFoundError:
@@ -287,9 +288,7 @@ class LogReader:
                 elif not self.torn:  # blanks only: passed over, counted in `end` as read_log does
                     self.end = base + len(rest)
 
-    def _block(
-        self, block: bytes, base: int, number: int, *, last: bool = False
-    ) -> list[tuple[int, int, Any]]:
+    def _block(self, block: bytes, base: int, number: int, *, last: bool = False) -> list[Entry]:
         """The records of a block of whole lines (the last line of the log with `last`), the
         collector paused while they are made, not while the caller uses them."""
         found = []
@@ -328,7 +327,7 @@ def read_log(
     `offset`, `first_line`: read on from where an earlier read ended (its `end`, a line start,
     and `next_line`), for a reader that follows a log as it grows; offsets stay the file's.
     `opened`: the log already open (and locked: `SharedLog`), read instead of opening `path`.
-    `UnreadableLog` when the file cannot be opened."""
+    `UnreadableLog` when the file cannot be opened. (`LogReader` reads the same as a stream.)"""
     path = Path(path)
     try:
         if opened is not None:
