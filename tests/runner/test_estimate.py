@@ -16,6 +16,7 @@ from fake_server import FakeServer
 from PIL import Image
 
 from vqakit.runner import estimate_runs, evaluate, read_prices
+from vqakit.runner._estimate_text import _money
 
 QWEN = "Qwen/Qwen2.5-VL-7B-Instruct"
 
@@ -126,8 +127,8 @@ def test_a_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
     assert lines[0].startswith("plan: sample · direct · ") and "3 samples: 3 requests" in lines[1]
     assert "Qwen2.5-VL: 28 px patches" in result.stdout and "one request (" in result.stdout
     tokens = int(lines[2].split(" in all")[0].split(", ")[-1].replace(",", ""))
-    assert f"about ${tokens * 2.0 / 1e6:,.2f} input" in result.stdout
-    assert f"output at most ${3 * 100 * 8.0 / 1e6:,.2f}" in result.stdout
+    assert f"about {_money(tokens * 2.0 / 1e6)} input" in result.stdout
+    assert f"output at most {_money(3 * 100 * 8.0 / 1e6)}" in result.stdout and "$0.0024" in result.stdout
 
 
 def test_a_price_table_that_cannot_be_read_names_its_file(tmp_path):

@@ -4,13 +4,26 @@ by which rule, what it costs and how long it takes, and what is refused."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vqakit.models import TEXT_RULE
+
+if TYPE_CHECKING:
+    from ._estimate import RunEstimate
 
 
 def _count(value: int) -> str:
     return f"{value:,}"
+
+
+def _plural(value: int, noun: str) -> str:
+    """`1 video`, `2 videos`, `1,055 frames`."""
+    return f"{value:,} {noun}" if value == 1 else f"{value:,} {noun}s"
+
+
+def _money(dollars: float) -> str:
+    """`$12.34`, or two significant digits under a cent (`$0.0018`)."""
+    return f"${dollars:,.2f}" if dollars >= 0.01 or dollars == 0 else f"${dollars:.2g}"
 
 
 def _duration(seconds: float) -> str:
@@ -21,7 +34,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _images_line(found: Any) -> str:
+def _images_line(found: RunEstimate) -> str:
     counts = sorted(found.per_request)
     each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
     sizes = found.sizes.most_common()
@@ -37,7 +50,7 @@ def _images_line(found: Any) -> str:
     )
 
 
-def _tokens_line(found: Any) -> str:
+def _tokens_line(found: RunEstimate) -> str:
     if found.rule is None:
         return (
             f"input tokens not estimated: no published image rule is known for {found.config.model} "
@@ -55,22 +68,22 @@ def _tokens_line(found: Any) -> str:
     )
 
 
-def _cost_line(found: Any) -> str:
+def _cost_line(found: RunEstimate) -> str:
     model = found.config.model
     if found.price is None:
         return f"cost: no price for {model} (--prices FILE or $VQAKIT_PRICES: dollars per million tokens)"
     key, price = found.price
-    line = f"cost: about ${found.tokens * price.input / 1e6:,.2f} input ({key} at ${price.input:g} / 1M)"
+    line = f"cost: about {_money(found.tokens * price.input / 1e6)} input ({key} at ${price.input:g} / 1M)"
     max_tokens = (found.config.model_args or {}).get("max_tokens")
     if price.output is None:
         return line + "; output: no output price"
     if not max_tokens:
         return line + "; output not estimated (--model-arg max_tokens=N gives an upper bound)"
     most = found.requests * int(max_tokens) * price.output / 1e6
-    return line + f"; output at most ${most:,.2f} (max_tokens {max_tokens} at ${price.output:g} / 1M)"
+    return line + f"; output at most {_money(most)} (max_tokens {max_tokens} at ${price.output:g} / 1M)"
 
 
-def _wall_line(found: Any) -> str:
+def _wall_line(found: RunEstimate) -> str:
     if found.request_s is None:
         return f"wall time: {found.timing_note or 'not timed (--no-timing)'}"
     concurrency = max(1, found.config.concurrency)
@@ -81,22 +94,23 @@ def _wall_line(found: Any) -> str:
     )
 
 
-def _frames_line(found: Any) -> str:
-    line = f"frames: {_count(found.images)} sent, {_count(found.frames)} distinct over {found.videos} videos"
+def _frames_line(found: RunEstimate) -> str:
+    videos = _plural(found.videos, "video")
+    line = f"frames: {_count(found.images)} sent, {_count(found.frames)} distinct over {videos}"
     if found.frames_stored is None:
         return line + " (no frame store: all decoded)"
     decode = found.frames - found.frames_stored
     return line + f": {_count(found.frames_stored)} in the frame store, {_count(decode)} to decode"
 
 
-def _limits_line(found: Any) -> str:
+def _limits_line(found: RunEstimate) -> str:
     largest = max(found.per_request, default=0)
     heaviest = found.heaviest.bytes / 2**20 if found.heaviest else 0.0
     parts = []
     limits = found.limits
     if limits is not None:
         takes = [
-            f"{limits.images} images" if limits.images else "",
+            f"{_count(limits.images)} images" if limits.images else "",
             f"{limits.request_bytes / 2**20:.0f} MB" if limits.request_bytes else "",
         ]
         parts.append(f"takes {' and '.join(t for t in takes if t)} a request ({limits.source})")
@@ -108,7 +122,7 @@ def _limits_line(found: Any) -> str:
     return f"limits: {found.config.model} {'; '.join(parts)}: {sent}"
 
 
-def estimate_lines(found: Any) -> list[str]:
+def estimate_lines(found: RunEstimate) -> list[str]:
     """The summary of a `_estimate.RunEstimate`, a line each: the run, what it sends, tokens,
     cost, wall time, frames, limits, then each refusal."""
     config = found.config
