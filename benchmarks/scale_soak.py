@@ -2,7 +2,7 @@
 and how soon a run killed (-9) half way answers again.
 
     python benchmarks/scale_soak.py                    # 100k, 250k, 500k and 1M questions
-    python benchmarks/scale_soak.py --sizes 20000,100000 --resume 100000   # a quick look
+    python benchmarks/scale_soak.py --sizes 20000,100000 --resume 100000 --then ''   # a quick look
 
 Not run in CI (a million questions take tens of minutes); the suite keeps the 100k check
 (tests/report/test_report_scale.py). Each size is a benchmark of its own (questions over the five
@@ -13,7 +13,8 @@ offline `random` baseline, so that the whole command is real and the model costs
 `--server` sends every question to a loopback OpenAI-compatible server instead (benchmarks/
 chat_server.py, answering at once: hours for a million). For each size it prints the peak RSS of
 the eval process (its high-water mark, VmHWM) and of its process tree (sampled every 0.05 s),
-wall and CPU time.
+wall and CPU time; then the same for `vqakit score RUN` and `vqakit report RUN` on the finished
+run (`--then`), which judge and score every prediction again and write the report again.
 
 Then the resume: the largest size again into a new folder, killed with SIGKILL (with its whole
 process tree) once half of its questions are in predictions.jsonl, and the same command started
@@ -165,6 +166,17 @@ def evaluate(bench: Path, out: Path, env: dict[str, str], model: list[str], time
     return found
 
 
+def again(verb: str, out: Path, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """`vqakit score RUN` or `vqakit report RUN` on a finished run (every prediction judged and
+    scored again, or the report and its pages written again), checked: exit 0."""
+    log = out.with_suffix(f".{verb}.log")
+    found = Command([verb, str(out)], env, log).wait(timeout)
+    if found["code"] != 0:
+        tail = log.read_text(errors="replace")[-2000:]
+        raise RunFailed(f"vqakit {verb} {out} exited with {found['code']}:\n{tail}")
+    return found
+
+
 def resume(bench: Path, out: Path, env: dict[str, str], model: list[str], total: int, timeout: float) -> dict:
     """Kill -9 the eval at half way, start it again: seconds until its first new answer."""
     arguments = ["eval", str(bench), *model, "--out", str(out)]
@@ -215,6 +227,11 @@ def main() -> None:
     parser.add_argument("--server", action="store_true", help="a loopback model server instead of random")
     parser.add_argument("--work", type=Path, help="working folder (default: a temporary one, removed)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds each command may take")
+    parser.add_argument(
+        "--then",
+        default="score,report",
+        help="verbs run again on each finished run, their peak RSS measured too ('' for none)",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     work = args.work or Path(tempfile.mkdtemp(prefix="scale-soak-"))
@@ -230,20 +247,27 @@ def main() -> None:
             server = stack.enter_context(ChatServer(0.0))
             model = ["--model", f"openai-compatible:{server.url}#soak", "--concurrency", "32"]
         print(f"method: {'loopback server, answering at once' if args.server else 'random (offline)'}")
-        print(f"{'questions':>10}  {'eval peak RSS':>14}  {'tree peak RSS':>14}  {'wall':>8}  {'CPU':>8}")
+        verbs = [verb for verb in args.then.split(",") if verb]
+        heads = f"{'questions':>10}  {'command':>7}  {'peak RSS':>10}  {'tree peak RSS':>14}"
+        print(f"{heads}  {'wall':>8}  {'CPU':>8}")
         peaks: dict[int, float] = {}
         for size in sizes:
             bench = write_questions(work / f"bench-{size}", size)
             found = evaluate(bench, work / f"run-{size}", env, model, args.timeout)
-            peaks[size] = found["own_peak_mib"]
-            print(
-                f"{size:>10}  {found['own_peak_mib']:>10.0f} MiB  {found['tree_peak_mib']:>10.0f} MiB  "
-                f"{found['wall_s']:>7.0f}s  {found['cpu_s']:>7.0f}s",
-                flush=True,
-            )
+            measured = [("eval", found)] + [
+                (v, again(v, work / f"run-{size}", env, args.timeout)) for v in verbs
+            ]
+            for verb, command in measured:
+                print(
+                    f"{size:>10}  {verb:>7}  {command['own_peak_mib']:>6.0f} MiB  "
+                    f"{command['tree_peak_mib']:>10.0f} MiB  "
+                    f"{command['wall_s']:>7.0f}s  {command['cpu_s']:>7.0f}s",
+                    flush=True,
+                )
+            peaks[size] = max(command["own_peak_mib"] for _, command in measured)
         if len(peaks) > 1:
             low, high = min(peaks), max(peaks)
-            print(f"peak RSS at {high} / at {low} questions: {peaks[high] / peaks[low]:.2f}")
+            print(f"highest peak RSS at {high} / at {low} questions: {peaks[high] / peaks[low]:.2f}")
         size = args.resume or max(sizes)
         bench = work / f"bench-{size}"
         if not bench.is_dir():
