@@ -16,7 +16,6 @@ from fake_server import FakeServer
 from PIL import Image
 
 from vqakit.runner import estimate_runs, evaluate, read_prices
-from vqakit.runner._estimate_text import _money
 
 QWEN = "Qwen/Qwen2.5-VL-7B-Instruct"
 
@@ -97,6 +96,24 @@ def test_a_request_over_the_providers_image_cap_is_refused_by_plan_and_eval(tmp_
     assert within.returncode == 0 and "refused" not in within.stdout + within.stderr, within.stderr
 
 
+def test_a_request_over_the_providers_size_cap_is_refused_with_a_size_and_frames_that_fit(tmp_path):
+    """Gemini takes at most 20 MB of inline data a request: 300 frames of 597 x 448 (about
+    25 MB as base64) are refused, naming the limit; the --short-side and the --frames it
+    suggests each give a plan that fits."""
+    options = ["sample", "--model", "gemini:gemini-2.5-flash", "--limit", "3", "--no-timing"]
+    refused = _vqakit("plan", *options, "--frames", "uniform:300", "--out", str(tmp_path / "run"))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "a request may be at most 20.0 MB (Gemini API docs" in refused.stderr
+    assert "300 images at 597x448" in refused.stderr and "3,600 images" in refused.stdout
+    fixes = refused.stderr.split(": use ")[1].split()
+    assert fixes[0] == "--short-side" and fixes[2] == "or" and fixes[3] == "--frames", fixes
+    side, frames = fixes[1], fixes[4]
+    assert int(side) < 448 and frames.startswith("uniform:") and int(frames.split(":")[1]) < 300
+    for fix in (["--frames", "uniform:300", "--short-side", side], ["--frames", frames]):
+        fits = _vqakit("plan", *options, *fix)
+        assert fits.returncode == 0 and "refused" not in fits.stdout + fits.stderr, (fix, fits.stderr)
+
+
 def test_a_request_over_the_servers_context_is_refused_before_the_first_request(tmp_path):
     out = tmp_path / "run"
     with FakeServer() as server:
@@ -127,8 +144,9 @@ def test_a_dry_run_prints_the_plan_and_writes_nothing(tmp_path):
     assert lines[0].startswith("plan: sample · direct · ") and "3 samples: 3 requests" in lines[1]
     assert "Qwen2.5-VL: 28 px patches" in result.stdout and "one request (" in result.stdout
     tokens = int(lines[2].split(" in all")[0].split(", ")[-1].replace(",", ""))
-    assert f"about {_money(tokens * 2.0 / 1e6)} input" in result.stdout
-    assert f"output at most {_money(3 * 100 * 8.0 / 1e6)}" in result.stdout and "$0.0024" in result.stdout
+    cost = result.stdout.split("cost: about $")[1].split(" input")[0]
+    assert abs(float(cost) - tokens * 2.0 / 1e6) < 0.005  # to the cent
+    assert "output at most $0.0024 (max_tokens 100 at $8 / 1M)" in result.stdout  # 3 x 100 x $8 / 1M
 
 
 def test_a_price_table_that_cannot_be_read_names_its_file(tmp_path):
