@@ -186,7 +186,7 @@ class FakeServer:
                     return self._send(
                         server.get_status, {"error": {"message": f"scripted {server.get_status}"}}
                     )
-                names = [entry["id"] if isinstance(entry, dict) else entry for entry in server.models]
+                names = server.model_names()
                 if path.endswith("/models"):
                     listed = [
                         entry if isinstance(entry, dict) else {"id": entry, "object": "model"}
@@ -204,7 +204,7 @@ class FakeServer:
                     return self._upload(raw)
                 body = json.loads(raw)
                 asked = body.get("model") if self.path.endswith("/chat/completions") else None
-                if server.models and asked is not None and asked not in server.models + server.aliases:
+                if server.models and asked is not None and asked not in server.model_names() + server.aliases:
                     message = f"The model `{asked}` does not exist."
                     return self._send(
                         404, {"object": "error", "message": message, "error": {"message": message}}
@@ -287,6 +287,10 @@ class FakeServer:
     @property
     def url(self) -> str:
         return f"{self.root}/v1"
+
+    def model_names(self) -> list[str]:
+        """The names `models` lists."""
+        return [entry["id"] if isinstance(entry, dict) else entry for entry in self.models]
 
     def __enter__(self) -> FakeServer:
         self.thread.start()

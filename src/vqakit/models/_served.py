@@ -5,9 +5,9 @@ does not answer or does not say gives None."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-import urllib.request
 from typing import Any
 
 from vqakit.models._backends import backend_info
@@ -24,13 +24,16 @@ def served_context(spec_text: str, timeout_s: float = 5.0) -> int | None:
     spec = parse_model_spec(spec_text)
     if not backend_info(spec.backend).base_url or spec.base_url is None:
         return None
+    from vqakit.models._http import HttpClient, HttpFailure  # the run's own lean client
+
     url = f"{str(spec.base_url).rstrip('/')}/models"
+    headers = authorization(spec.backend, required=False)
     try:
-        headers = authorization(spec.backend, required=False)
-        request = urllib.request.Request(url, headers=headers)
-        with urllib.request.urlopen(request, timeout=timeout_s) as reply:
-            listing: Any = json.loads(reply.read(1 << 20))
-    except (OSError, ValueError) as error:
+        reply = asyncio.run(HttpClient().request("GET", url, timeout_s=timeout_s, headers=headers))
+        if reply.status != 200:
+            raise ValueError(f"HTTP {reply.status}")
+        listing: Any = json.loads(reply.body)
+    except (OSError, ValueError, TimeoutError, HttpFailure) as error:
         log.debug("%s: no model listing (%s)", url, error)
         return None
     entries = listing.get("data") if isinstance(listing, dict) else None

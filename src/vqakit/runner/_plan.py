@@ -21,7 +21,6 @@ from typing import Any
 
 from vqakit.methods import FrameRequest, Method, MethodContext
 from vqakit.runner._pass import Part, ordered_parts
-from vqakit.schema import SampleFile
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +32,9 @@ def by_video(samples: Iterable[Any]) -> list[Any]:
     by where their window starts (benchmark order among equals), so that each part decoded
     ahead covers a stretch of the video rather than windows from all over it; samples without a
     video keep their order, after the others."""
-    if isinstance(samples, SampleFile):  # a large benchmark's: ordered from its index, none read
-        return samples.in_video_order()  # type: ignore[return-value]
+    in_video_order = getattr(samples, "in_video_order", None)  # a large benchmark's `SampleFile`
+    if in_video_order is not None:  # ordered from its index, no sample read
+        return in_video_order()
     groups: dict[str, list[Any]] = {}
     for sample in samples:
         groups.setdefault(_video(sample), []).append(sample)

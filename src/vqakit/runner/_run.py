@@ -25,8 +25,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
 from vqakit.files import write_text_atomic
 from vqakit.methods import FrameStats
@@ -53,7 +51,7 @@ from vqakit.runs import (
     checked_run_logs,
     read_predictions,
 )
-from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction, sample_keys, select_samples
+from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
 from vqakit.scoring import (
     use_benchmark_root,
     use_reasoning_source,
@@ -313,17 +311,29 @@ def _run_locked(
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    keys = sample_keys(samples)  # outcomes by position: one byte a sample, however many
-    log = PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, keys=keys)
+    log = _prediction_log(folder, samples, config)
     try:
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
-        raise RunInterrupted(folder, int(np.count_nonzero(log.done_mask()))) from None
+        raise RunInterrupted(folder, log.done_count(samples)) from None
     except EndpointStopped as stopped:
         log.close()
-        raise RunStopped(folder, int(np.count_nonzero(log.done_mask())), str(stopped)) from None
+        raise RunStopped(folder, log.done_count(samples), str(stopped)) from None
     finally:
         log.close()
+
+
+def _prediction_log(folder: Path, samples: Any, config: EvalConfig) -> PredictionLog:
+    """The run's predictions.jsonl, keeping only each sample's outcome: a benchmark held in memory
+    (a list) by id, a large one read from its file (`schema.SampleFile`) by position, one byte a
+    sample however many (NumPy, which a run of a small benchmark does not import before its
+    first request)."""
+    if isinstance(samples, list):
+        return PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, compact=True)
+    from vqakit.schema import sample_keys
+
+    keys = sample_keys(samples)
+    return PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, keys=keys)
 
 
 def _kind(prediction: Prediction) -> tuple[int, int]:
@@ -343,11 +353,7 @@ def _run_logged(
     on_progress: Callable[[RunProgress], None] | None,
     on_note: Callable[[str], None] | None,
 ) -> RunOutcome:
-    done_before = log.done_mask()
-    finished_before = int(np.count_nonzero(done_before))
-    todo = select_samples(samples, ~done_before)
-    skipped = int(np.count_nonzero(done_before & log.skipped_mask()))
-    errors = int(np.count_nonzero(done_before & log.failed_mask())) - skipped
+    todo, finished_before, skipped, errors = log.to_resume(samples)
     done = finished_before
     started = time.monotonic()
     judged_before = _size(folder / JUDGMENTS)

@@ -12,7 +12,6 @@ from typing import Any
 import yaml
 
 from vqakit.files import id_digest, slug
-from vqakit.runs._index import JudgmentIndex, RecordIndex
 from vqakit.runs._logs import read_predictions
 from vqakit.schema import Prediction
 
@@ -103,6 +102,8 @@ class RunFolder:
     def judgments(self, name: str = JUDGMENTS) -> Mapping[str, dict[str, dict[str, Any]]]:
         """{sample id: {judge kind: latest record}} from judgments.jsonl (or another file), read
         as used (`JudgmentIndex`); `BadLogLines` naming each line that cannot be read."""
+        from vqakit.runs._index import JudgmentIndex  # NumPy: not before a run's first request
+
         return JudgmentIndex(self.path / name)
 
     def scores(self) -> Mapping[str, dict[str, Any]]:
@@ -111,6 +112,8 @@ class RunFolder:
         the file again)."""
         path = self.path / SCORES
         hint = f"{path} is written from the run's logs: `vqakit report {self.path}` writes it again."
+        from vqakit.runs._index import RecordIndex
+
         return RecordIndex(path, hint)
 
     def score_rows(self) -> list[dict[str, Any]]:

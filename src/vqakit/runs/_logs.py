@@ -12,17 +12,19 @@ out, and removed only when the log is appended to next.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pydantic_core
 
 from vqakit.files import LogAppender, LogContents, LogReader, json_object, read_log, require, sync_folder
-from vqakit.schema import NOT_APPLICABLE, Prediction, SampleKeys, sample_digest
+from vqakit.schema import NOT_APPLICABLE, Prediction, Sample, sample_digest
 
-DIGEST = np.dtype("S16")
+if TYPE_CHECKING:
+    import numpy as np
+
+    from vqakit.schema import SampleKeys
 
 
 def parse_prediction(line: bytes) -> Prediction:
@@ -63,7 +65,7 @@ class PredictionLog:
         self.keys = keys
         self.finished: dict[str, Prediction] = {}
         self._outcome: dict[str, tuple[bool, bool]] = {}  # sample id -> (failed for good, failed)
-        self.outcomes = np.zeros(len(keys) if keys is not None else 0, dtype=np.uint8)  # by position
+        self.outcomes: np.ndarray | None = None  # with `keys`: the outcome bits by position
         if keys is not None:
             contents = self._read_outcomes(keys)
         elif compact:  # the outcome is all that is kept of each prediction
@@ -81,13 +83,16 @@ class PredictionLog:
 
     def _read_outcomes(self, keys: SampleKeys) -> LogContents[Any]:
         """Each line's outcome at its sample's position (the latest line wins), in one pass."""
+        import numpy as np  # only here: a run of a benchmark held in memory starts without NumPy
+
+        self.outcomes = np.zeros(len(self.keys), dtype=np.uint8)
         reader = LogReader(self.path, _digested_outcome)
         digests, flags = bytearray(), bytearray()
         for _, _, (digest, flag) in reader:
             digests += digest
             flags.append(flag)
         reader.checked()
-        found = keys.positions(np.frombuffer(digests, dtype=DIGEST))
+        found = keys.positions(np.frombuffer(digests, dtype="S16"))
         latest = np.unique(found[::-1], return_index=True)[1]  # each position's last line
         at = len(found) - 1 - latest
         at = at[found[at] >= 0]
@@ -101,6 +106,31 @@ class PredictionLog:
         position = self.keys.position(sample_id)
         flag = 0 if position is None else int(self.outcomes[position])
         return None if not flag else (bool(flag & FINAL), bool(flag & FAILED))
+
+    def to_resume(self, samples: Sequence[Sample]) -> tuple[Sequence[Sample], int, int, int]:
+        """(the samples a resumed run still runs, how many it skips, and of those how many the
+        method does not apply to and how many failed for good): by position with `keys` (the
+        run's samples), else sample by sample."""
+        if self.keys is not None:
+            import numpy as np
+
+            from vqakit.schema import select_samples
+
+            done = self.done_mask()
+            skipped = int(np.count_nonzero(done & self.skipped_mask()))
+            errors = int(np.count_nonzero(done & self.failed_mask())) - skipped
+            return select_samples(samples, ~done), int(np.count_nonzero(done)), skipped, errors
+        done = [self.done(sample.id) for sample in samples]
+        skipped = sum(
+            1 for sample, kept in zip(samples, done, strict=True) if kept and self.skipped(sample.id)
+        )
+        failed = sum(1 for sample, kept in zip(samples, done, strict=True) if kept and self.failed(sample.id))
+        todo = [sample for sample, kept in zip(samples, done, strict=True) if not kept]
+        return todo, sum(done), skipped, failed - skipped
+
+    def done_count(self, samples: Sequence[Sample]) -> int:
+        """How many of `samples` a resumed run would skip."""
+        return self.to_resume(samples)[1]
 
     def done_mask(self) -> np.ndarray:
         """With `keys`: which of the run's samples a resumed run skips, by position."""

@@ -20,9 +20,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_trace": "ObjectRef TraceStep find_objects find_times parse_clock parse_trace",
         "_warnings": "benchmark_warnings",
         "_media_checks": "SampleMediaChecks",
-        "_sample_file": (
-            "RESIDENT_UP_TO SampleFile SampleFileChanged SampleKeys digests_of sample_digest"
-            " sample_keys select_samples"
-        ),
+        "_sample_file": "SampleFile SampleFileChanged SampleKeys digests_of sample_keys select_samples",
+        "_sample_digest": "RESIDENT_UP_TO sample_digest",
     },
 )

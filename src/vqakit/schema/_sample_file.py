@@ -13,7 +13,6 @@ how a run finds a sample's position without holding a million ids.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -25,19 +24,12 @@ import numpy as np
 from pydantic import ValidationError
 
 from vqakit.schema._sample import Sample
-
-RESIDENT_UP_TO = 20_000
-"""Benchmarks of up to this many samples are held in memory as a list (as they always were)."""
+from vqakit.schema._sample_digest import RESIDENT_UP_TO as RESIDENT_UP_TO
+from vqakit.schema._sample_digest import sample_digest
 
 DIGEST = np.dtype("S16")
 READ_AHEAD = 256  # samples read with one system call when their lines are close
 READ_SPAN = 1 << 21
-
-
-def sample_digest(sample_id: str) -> bytes:
-    """The 128-bit digest a sample id is known by in indexes (distinct ids never share one in
-    practice: a collision among a billion ids has a chance of about 1e-21)."""
-    return hashlib.blake2b(sample_id.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def digests_of(ids: Iterable[str]) -> np.ndarray:

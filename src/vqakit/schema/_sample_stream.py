@@ -2,8 +2,9 @@
 
 Each line goes through the hardened reader of `vqakit.files` (`jsonl_record`) and the `Sample`
 model, as a whole-file read would; what is kept is the samples themselves while there are at
-most `RESIDENT_UP_TO`, and in any case their `SampleIndex` (where each line is, its id's digest,
-its first video and window start). Above that size the benchmark's samples are a `SampleFile`
+most `RESIDENT_UP_TO` (held in memory, read without NumPy), and beyond that their `SampleIndex`
+(where each line is, its id's digest, its first video and window start): the benchmark's
+samples are then a `SampleFile`
 over the index, and a clean index is kept in the cache folder (`samples-index/`), keyed by the
 file's size, time and inode, by vqakit's version and the sample checks registered, so that
 loading the same benchmark again reads no sample (a resumed run of a million questions starts in
@@ -23,22 +24,19 @@ from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from vqakit.files import cache_folder, jsonl_record, write_atomic
 from vqakit.schema._problem import Problem, _problems_from
 from vqakit.schema._sample import Sample
-from vqakit.schema._sample_file import (
-    DIGEST,
-    RESIDENT_UP_TO,
-    SampleFile,
-    SampleIndex,
-    SampleKeys,
-    sample_digest,
-)
+from vqakit.schema._sample_digest import RESIDENT_UP_TO, sample_digest
+
+if TYPE_CHECKING:  # NumPy and the large benchmark's reader: only for a benchmark of more than
+    import numpy as np  # RESIDENT_UP_TO samples (one held in memory is read without them)
+
+    from vqakit.schema._sample_file import SampleFile, SampleIndex
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +98,10 @@ class _Indexer:
         self.media.update(p.mask for track in sample.objects for p in track.points if p.mask is not None)
 
     def index(self, keep: np.ndarray | None = None) -> SampleIndex:
+        import numpy as np
+
+        from vqakit.schema._sample_file import DIGEST, SampleIndex, SampleKeys
+
         def kept(values: Any, dtype: Any) -> np.ndarray:
             found = np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
             return (found if keep is None else found[keep]).copy()
@@ -175,21 +177,51 @@ def stream_samples(root: Path, relative: str, check: CheckSample, problems: list
             resident.append(sample)
             if len(resident) > RESIDENT_UP_TO:
                 resident = None
+    if resident is not None:
+        return _held(resident, indexer, relative, found, checked, problems)
+    from vqakit.schema._sample_file import SampleFile
+
     keep, duplicates = _duplicates(indexer, path, relative)
     if duplicates:
         dropped = {problem.line for problem in duplicates}
         checked = [problem for problem in checked if problem.line not in dropped]
     problems += found + duplicates + checked
     index = indexer.index(keep)
-    if resident is not None:
-        samples = resident if keep is None else [s for s, k in zip(resident, keep, strict=True) if k]
-        return StreamedSamples(samples, {s.id: int(n) for s, n in zip(samples, index.lines, strict=True)})
     lazy = SampleFile(path, index)
     return StreamedSamples(lazy, SampleLines(lazy), index, indexer.media)
 
 
+def _held(
+    resident: list[Sample],
+    indexer: _Indexer,
+    relative: str,
+    found: list[Problem],
+    checked: list[Problem],
+    problems: list[Problem],
+) -> StreamedSamples:
+    """The samples of a file small enough to hold (`RESIDENT_UP_TO`), their problems added to
+    `problems`: what `_duplicates` and the index give a large one, without NumPy."""
+    first: dict[str, int] = {}
+    samples, lines, duplicates = [], {}, []
+    for sample, line in zip(resident, indexer.lines, strict=True):
+        if sample.id in first:
+            message = f"duplicate id {sample.id!r} (first on line {first[sample.id]})"
+            duplicates.append(Problem(relative, line, "id", message))
+            continue
+        first[sample.id] = line
+        samples.append(sample)
+        lines[sample.id] = line
+    dropped = {problem.line for problem in duplicates}
+    problems += found + duplicates + [problem for problem in checked if problem.line not in dropped]
+    return StreamedSamples(samples, lines)
+
+
 def _duplicates(indexer: _Indexer, path: Path, relative: str) -> tuple[np.ndarray | None, list[Problem]]:
     """(the samples to keep, or None for all; a problem per repeated id, at its later lines)."""
+    import numpy as np
+
+    from vqakit.schema._sample_file import DIGEST
+
     digests = np.frombuffer(bytes(indexer.digests), dtype=DIGEST) if indexer.digests else np.zeros(0, DIGEST)
     order = np.argsort(digests, kind="stable")  # equal digests: earlier lines first
     ordered = digests[order]
@@ -239,6 +271,8 @@ def save_index(key: str, found: StreamedSamples) -> None:
     index = found.index
     if index is None:
         return
+    import numpy as np
+
     meta = {"video_paths": index.video_paths, "media": sorted(found.media)}
 
     def write(out: Any) -> None:
@@ -256,8 +290,15 @@ def save_index(key: str, found: StreamedSamples) -> None:
 
 def load_index(key: str, path: Path) -> tuple[SampleFile, set[str]] | None:
     """The samples of a cached index, and the media paths they name; None when there is none."""
+    stored_at = _cache_path(key)
+    if not stored_at.is_file():  # as for any benchmark held in memory: NumPy is not imported
+        return None
+    import numpy as np
+
+    from vqakit.schema._sample_file import SampleFile, SampleIndex, SampleKeys
+
     try:
-        with np.load(_cache_path(key)) as stored:
+        with np.load(stored_at) as stored:
             meta = json.loads(stored["meta"].tobytes())
             index = SampleIndex(
                 offsets=stored["offsets"], lengths=stored["lengths"], lines=stored["lines"],

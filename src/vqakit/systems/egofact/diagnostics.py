@@ -29,7 +29,7 @@ from collections import Counter
 from typing import Any
 
 from vqakit.prompts import render_prompt
-from vqakit.schema import Prediction, Sample, sample_keys
+from vqakit.schema import Prediction, Sample
 from vqakit.scoring import (
     LETTERS,
     Judge,
@@ -257,6 +257,8 @@ def summarise_retrieval(samples: list[Sample], scores: list[dict[str, Any]]) -> 
     under `by_family`. Only the samples and rows these diagnostics read are kept: samples with a
     family or statement pairs, rows of those or with a retrieval, statement or sufficiency field
     (a run of a million questions of another benchmark holds none of them)."""
+    from vqakit.schema import sample_keys  # NumPy: when a run is scored, not when systems load
+
     run = sample_keys(samples)
     by_id = {sample.id: sample for sample in samples if family(sample) or _pairs(sample)}
     scores = [
