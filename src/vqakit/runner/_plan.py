@@ -59,12 +59,18 @@ def _requests(method: Method, block: list[Any], context: MethodContext) -> list[
     return found
 
 
-def _blocks(ordered: list[Any]) -> Iterable[list[Any]]:
-    """Runs of samples on one video, at most `PLAN_BLOCK` long."""
+def _blocks(ordered: Iterable[Any]) -> Iterable[list[Any]]:
+    """Runs of samples on one video, at most `PLAN_BLOCK` long, taken as they come (a video of a
+    large benchmark may have hundreds of thousands of samples, read from its file as used)."""
     for _, group in groupby(ordered, key=_video):
-        samples = list(group)
-        for start in range(0, len(samples), PLAN_BLOCK):
-            yield samples[start : start + PLAN_BLOCK]
+        block: list[Any] = []
+        for sample in group:
+            block.append(sample)
+            if len(block) == PLAN_BLOCK:
+                yield block
+                block = []
+        if block:
+            yield block
 
 
 def _gops(path: str, numbers: set[int]) -> dict[int, int] | None:
