@@ -44,7 +44,7 @@ def _run(*arguments: str, cwd: Path | None = None):
          "did you mean 'category'? its samples have: category, skills"),
         (["eval", "sample", "--method", "random", "--prompt", "mqc"], "did you mean 'mcq'?"),
         (["import", "videome", "x"], "No such command 'videome'; did you mean 'videomme'?"),
-        (["build", "egofac"], "Did you mean 'egofact'?"),
+        (["build", "egofac"], "did you mean 'egofact'?"),
     ],
 )  # fmt: skip
 def test_a_mistake_exits_2_with_what_would_work(arguments, said, tmp_path: Path):

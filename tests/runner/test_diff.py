@@ -298,3 +298,14 @@ def test_diff_as_json_and_bad_folders(served, framed, tmp_path):
     assert refused.exit_code == 1 and "predictions.jsonl:5: not JSON" in refused.output
     (damaged / "predictions.jsonl").write_text("".join(lines) + '{"sample_id": "q0')  # a kill mid-line
     assert diff_runs(served, damaged)["samples"]["shared"] == MCQ + 2
+
+
+def test_two_baselines_differ_in_their_choices_not_in_a_reading(place, bench):
+    """Neither run has a reply to read: the cause is the options the methods picked."""
+    one = run_eval(EvalConfig(bench=str(bench), method="random"), place / "random-0").folder
+    other = run_eval(EvalConfig(bench=str(bench), method="random", seed=1), place / "random-1").folder
+    result = diff_runs(one, other)
+    assert _causes(result) == {"different choice without a reply"}
+    detail = result["flipped"]["by_cause"][0]["samples"][0]["detail"]
+    assert detail.startswith("picked ") and " by random in A, picked " in detail
+    assert detail.endswith(" by random in B")

@@ -88,11 +88,12 @@ class _Verbs(click.Group):
         try:
             name, command, rest = super().resolve_command(ctx, args)
         except click.UsageError as error:
-            if args and "No such command" in error.message and not getattr(error, "possibilities", None):
+            if args and "No such command" in error.message:  # one wording, loaded or not yet
                 from vqakit.files import did_you_mean
 
                 hint = did_you_mean(args[0], self.list_commands(ctx))
-                error.message = f"No such command {args[0]!r}; {hint}`{ctx.command_path} --help` lists them."
+                said = f"No such command {args[0]!r}; {hint}`{ctx.command_path} --help` lists them."
+                raise click.UsageError(said, ctx=error.ctx) from None  # not click's own suggestion too
             raise
         if command is not None:
             ctx.meta[_COMMAND] = f"{ctx.meta.get(_COMMAND, 'vqakit')} {name}"

@@ -210,6 +210,7 @@ def table(
         interval_note,
         markdown_cell,
         official_rows,
+        run_groups,
     )
     from vqakit.runs import RunFolderError
 
@@ -224,7 +225,9 @@ def table(
                     list(folders), each_person=each_person, intervals=intervals
                 )
             except NoOfficialTable as error:
-                raise click.UsageError(f"{error}; or give --by GROUP") from None
+                groups = run_groups(list(folders))
+                have = f": the runs have {', '.join(groups)}" if groups else ""
+                raise click.UsageError(f"{error}; or give --by GROUP{have}") from None
             notes = [f"Columns as in {definition['source']}; headline: {definition['headline']}."]
             notes += list(definition.get("notes") or [])
             human = comparison_note(names, rows, ranked_by=definition["headline"])
@@ -245,7 +248,7 @@ def table(
     if notes and fmt == "markdown":  # a card's notes are text, shown as written
         text += "\n" + "".join(f"{markdown_cell(note)}\n" for note in notes)
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(text, nl=not text.endswith("\n"))
     else:
         out.write_text(text, encoding="utf-8")
         click.echo(f"-> {out}")

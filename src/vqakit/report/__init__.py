@@ -24,7 +24,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_sweep": "write_ranking_report write_sweep_report",
         "_tables": (
             "FORMATS comparison_note comparison_rows format_rows format_table interval_note result_rows "
-            "TableKeyError"
+            "run_groups TableKeyError"
         ),
         "_escape": "latex_cell markdown_cell",
     },

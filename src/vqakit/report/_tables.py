@@ -156,9 +156,7 @@ def comparison_rows(
         if found:
             blocks.append((field, label, found))
     if not blocks:
-        groups = list(
-            dict.fromkeys(g for run in runs for field, _ in KINDS for g in run.results.get(field) or {})
-        )
+        groups = _groups(runs)
         raise TableKeyError(
             f"--by {by!r}: none of the runs breaks its results down by it; {did_you_mean(by, groups)}"
             f"the runs have: {', '.join(groups) or 'no breakdown at all'}"
@@ -247,3 +245,12 @@ def format_table(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
 def interval_note(folders: list[str | Path]) -> str:
     """What the intervals of these runs' results account for, in one sentence (under a table)."""
     return intervals_note([RunFolder(folder).results for folder in folders])
+
+
+def _groups(runs: list[RunFolder]) -> list[str]:
+    return list(dict.fromkeys(g for run in runs for field, _ in KINDS for g in run.results.get(field) or {}))
+
+
+def run_groups(folders: list[str | Path]) -> list[str]:
+    """The breakdowns (`--by` groups) the runs' results hold, in the order met."""
+    return _groups([RunFolder(folder) for folder in folders])

@@ -20,9 +20,11 @@ frames flipped because of how it was read or judged, not because of the frames):
    numbers, the resize and the encoding);
 6. `different prompt text`: the text of the request differs (prompt, options, subtitles);
 7. `different reply`: the same request, as far as the run records it, got another reply;
-8. `different reading of the same reply`: the same reply read as another option, or as none;
-9. `different judgment of the same reply`: a judge said otherwise of the same reply;
-10. `scored differently`: nothing above differs (e.g. failures counted as wrong in one run).
+8. `different choice without a reply`: neither run has a reply to read (a baseline such as
+   `random`, a method that picks an option itself) and the options picked differ;
+9. `different reading of the same reply`: the same reply read as another option, or as none;
+10. `different judgment of the same reply`: a judge said otherwise of the same reply;
+11. `scored differently`: nothing above differs (e.g. failures counted as wrong in one run).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ CAUSES = (
     "different pixels sent",
     "different prompt text",
     "different reply",
+    "different choice without a reply",
     "different reading of the same reply",
     "different judgment of the same reply",
     "scored differently",
@@ -137,14 +140,23 @@ def flip_cause(
         return CAUSES[6], f"{_short(a.reply)} in A, {_short(b.reply)} in B"
     chosen = [(row or {}).get("chosen") for row in rows]
     if chosen[0] != chosen[1] or a.choice != b.choice:
-        return CAUSES[7], f"{_reading(a, row_a)} in A, {_reading(b, row_b)} in B"
+        if a.reply is None and b.reply is None:  # nothing was read: the method picked itself
+            picked = [_picked(p, row) for p, row in zip(pair, rows, strict=True)]
+            return CAUSES[7], f"{picked[0]} by {a.method} in A, {picked[1]} by {b.method} in B"
+        return CAUSES[8], f"{_reading(a, row_a)} in A, {_reading(b, row_b)} in B"
     judged = [outcome(row) for row in rows]
     raw = [(row or {}).get("judge_raw") for row in rows]
     if raw[0] != raw[1]:
-        return CAUSES[8], f"the judge said {_short(raw[0], 40)} in A, {_short(raw[1], 40)} in B"
+        return CAUSES[9], f"the judge said {_short(raw[0], 40)} in A, {_short(raw[1], 40)} in B"
     if judged[0]["graded"] != judged[1]["graded"]:
-        return CAUSES[8], "the grading judges scored it differently"
-    return CAUSES[9], f"{judged[0]['status']} in A, {judged[1]['status']} in B"
+        return CAUSES[9], "the grading judges scored it differently"
+    return CAUSES[10], f"{judged[0]['status']} in A, {judged[1]['status']} in B"
+
+
+def _picked(prediction: Prediction, row: dict[str, Any] | None) -> str:
+    chosen = (row or {}).get("chosen")
+    chosen = chosen if chosen is not None else prediction.choice
+    return f"picked {chosen}" if chosen is not None else "picked none"
 
 
 def _sent_differences(

@@ -120,6 +120,7 @@ def test_table_without_by_names_what_to_do_for_a_benchmark_without_its_own_table
     result = CliRunner().invoke(main, ["table", str(tmp_path / "run")])
     assert result.exit_code == 2
     assert "hold no benchmark table" in result.output and "--by GROUP" in result.output
+    assert "the runs have category, skills" in " ".join(result.output.split())
     result = CliRunner().invoke(main, ["table", str(tmp_path / "run"), "--columns", "a"])
     assert result.exit_code == 2 and "give --by too" in result.output
 
