@@ -5,7 +5,7 @@ benchmark system's methods and none of PyAV, NumPy or Pillow.
 The run measured is a new model over a benchmark whose frames the frame store holds (another
 model was run on it first), the common case of a sweep: frames are read, not decoded, so the
 run needs nothing of PyAV, NumPy or the JPEG encoders before its first request. Import times are
-wall-clock and a loaded machine stretches them: each module's time is the least of up to five
+wall-clock and a loaded machine stretches them: each module's time is the least of up to ten
 runs (noise only ever adds)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 from fake_server import FakeServer
 
 BUDGET_S = 0.3
+ATTEMPTS = 10  # runs taken at most; the test stops at the first that keeps to the budget
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -77,7 +78,7 @@ def test_eval_reaches_its_first_request_within_the_import_budget(tmp_path: Path)
         )
         assert done.returncode == 0, done.stderr.decode()[-3000:]
         least: dict[str, float] = defaultdict(lambda: float("inf"))
-        for attempt in range(5):
+        for attempt in range(ATTEMPTS):
             server.requests.clear()
             command = [
                 "-m",

@@ -84,7 +84,10 @@ class RawServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.close()
+        async def close() -> None:  # on the server's own loop: asyncio's Server is not thread-safe
+            self.server.close()
+
+        asyncio.run_coroutine_threadsafe(close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
 
