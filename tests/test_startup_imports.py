@@ -20,7 +20,10 @@ from pathlib import Path
 
 from fake_server import FakeServer
 
-BUDGET_S = 0.3
+GOAL_S = 0.3  # issue 30's goal for the imports before the first request
+BUDGET_S = 0.35  # what fails the suite: the goal, and the spread of this 2-core machine's
+# least-of-ten measures (0.285-0.32 s at the goal's commit) so that noise alone never fails CI;
+# a real regression (an SDK, NumPy or PyAV before the first request) costs far more
 ATTEMPTS = 10  # runs taken at most; the test stops at the first that keeps to the budget
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +101,10 @@ def test_eval_reaches_its_first_request_within_the_import_budget(tmp_path: Path)
     total = sum(least.values())
     heaviest = sorted(least.items(), key=lambda item: -item[1])[:15]
     listing = "\n".join(f"  {seconds * 1000:6.1f} ms {name}" for name, seconds in heaviest)
-    assert total <= BUDGET_S, f"{total:.3f} s of imports before the first request; the heaviest:\n{listing}"
+    assert total <= BUDGET_S, (
+        f"{total:.3f} s of imports before the first request (budget {BUDGET_S} s, goal {GOAL_S} s); "
+        f"the heaviest:\n{listing}"
+    )
     assert not {"av", "PIL", "numpy", "torch", "aiohttp"} & set(least), sorted(least)
 
 

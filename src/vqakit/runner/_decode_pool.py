@@ -17,7 +17,6 @@ multiprocessing's resource tracker, which ends once every process holding its pi
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
@@ -52,6 +51,8 @@ def spawn_is_safe() -> bool:
 def end_with_parent() -> None:
     """In a process started by `multiprocessing`: exit at once when its parent ends (the pipe
     from the parent closes), watched by a daemon thread."""
+    import multiprocessing  # in the worker: a run that starts none imports it not at all
+
     parent = multiprocessing.parent_process()
     if parent is None:
         return

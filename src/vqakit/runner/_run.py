@@ -34,7 +34,6 @@ from vqakit.runner._config import EvalConfig
 from vqakit.runner._endpoints import check_endpoints, time_limits
 from vqakit.runner._engines import EndpointStopped, run_local, run_stopping
 from vqakit.runner._estimate import check_request_limits
-from vqakit.runner._judge_batch import judge_run_batched, uses_batches
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
 from vqakit.runner._saved import check_or_write_config, saved_protocol
@@ -372,7 +371,9 @@ def _run_logged(
     engine = run_ray if config.engine == "ray" else run_local
     frames = engine(todo, config, benchmark, checked.protocol, folder, record)
     log.close()
-    from vqakit.runner._scores import write_scores  # scoring's imports come after the requests
+    # scoring's and the judges' imports come after the requests
+    from vqakit.runner._judge_batch import judge_run_batched, uses_batches
+    from vqakit.runner._scores import write_scores
 
     finished = read_predictions(folder / PREDICTIONS)  # read as used: the run kept only outcomes
     frame_totals = _frame_totals(folder, frames if todo else None)  # before results.json is rewritten
