@@ -135,3 +135,26 @@ def test_named_frames_are_keyed_by_identity_and_fetched_only_when_sent(tmp_path)
     ]
     assert len(urls) == 2 and isinstance(image, EncodedImage)
     assert all(url.endswith(__import__("base64").b64encode(image.data).decode()) for url in urls)
+
+
+def test_a_batching_scope_writes_replies_in_batches_and_all_at_its_end(tmp_path):
+    """Inside `batched()` a reply waits for its batch (one commit for many) but is served at
+    once by the same cache; the scope's end writes what waits, so nothing is lost."""
+    from vqakit.models import _cache
+
+    path = tmp_path / "cache.sqlite"
+    cache, other = ResponseCache(path), ResponseCache(path)
+    with cache.batched():
+        for i in range(10):
+            cache.put(f"k{i}", "spec", Completion(text=f"reply {i}", model="spec"))
+        assert cache.get("k3").text == "reply 3" and cache.get("k3").cached
+        assert other.get("k3") is None  # not written yet: it waits for its batch
+        for i in range(10, _cache._BATCH_ENTRIES):
+            cache.put(f"k{i}", "spec", Completion(text=f"reply {i}", model="spec"))
+        assert other.get("k3").text == "reply 3"  # a full batch is written at once
+        cache.put("late", "spec", Completion(text="late", model="spec"))
+        assert other.get("late") is None
+    assert other.get("late").text == "late"
+    assert other.stats()["entries"] == _cache._BATCH_ENTRIES + 1
+    cache.put("unbatched", "spec", Completion(text="now", model="spec"))
+    assert other.get("unbatched").text == "now"  # outside a scope each reply is written at once

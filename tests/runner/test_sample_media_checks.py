@@ -47,3 +47,20 @@ def test_validate_and_eval_refuse_a_window_beyond_the_video_alike(tmp_path: Path
     assert len(refused) == 2
     assert refused[first]["message"] == said[0]
     assert sorted(error["message"] for error in refused.values()) == sorted(said)
+
+
+def test_a_sample_whose_files_were_checked_is_known_as_such(tmp_path: Path):
+    """eval checks a sample on its event loop only when nothing is left to read from disk
+    (`opened`): the first sample of a video is checked in a thread, the next ones are not."""
+    from vqakit.schema import SampleMediaChecks, load_folder
+    from vqakit.video import VideoMediaChecker
+
+    bench, _ = _bench(tmp_path)
+    samples = list(load_folder(bench).samples)
+    checks = SampleMediaChecks(bench, VideoMediaChecker())
+    same_video = [s for s in samples if s.videos[0].path == samples[2].videos[0].path]
+    assert len(same_video) > 1 and not checks.opened(same_video[0])
+    checks.problems(same_video[0])
+    assert all(checks.opened(sample) for sample in same_video)
+    other = next(s for s in samples if s.videos[0].path != samples[2].videos[0].path)
+    assert not checks.opened(other)

@@ -96,7 +96,7 @@ class FrameRequest:
     def strip_key(self) -> str:
         return "strip:" + self.identity
 
-    @property
+    @cached_property  # asked of each request several times while a run plans and decodes
     def group(self) -> tuple[str, Resize | None, str]:
         """Requests of one group can share a decode job: frames of one video's content (under
         any path), at one size, encoded one way."""

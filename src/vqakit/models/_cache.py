@@ -15,7 +15,10 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -75,10 +78,19 @@ def open_cache_database(path: Path, schema: str) -> sqlite3.Connection:
     return connection
 
 
+_BATCH_ENTRIES = 64  # a batching cache writes its pending replies once this many wait
+_BATCH_AGE_S = 1.0  # ... or once the oldest has waited this long
+
+
 class ResponseCache:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_cache_path()
         self._connection: sqlite3.Connection | None = None
+        self._batching = 0  # open `batched()` scopes
+        self._pending: dict[str, tuple[str, str, str, float]] = {}  # key -> its row, not yet written
+        self._pending_since = 0.0
+        self._redacted: dict[str, str] = {}  # spec -> spec with known keys redacted
+        self._pending_lock = threading.Lock()
 
     def _db(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -89,15 +101,52 @@ class ResponseCache:
             )
         return self._connection
 
-    def get(self, key: str) -> Completion | None:
+    @contextmanager
+    def batched(self) -> Iterator[None]:
+        """Within this scope replies are written in batches (one transaction for up to
+        `_BATCH_ENTRIES`, at most `_BATCH_AGE_S` late), and all of them at its end: a run's
+        thousands of replies cost a few commits. A process killed inside loses at most one
+        batch of cached replies, never a record (the run's own log holds those)."""
+        self._batching += 1
         try:
-            row = self._db().execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching:
+                self.flush()
+
+    def flush(self) -> None:
+        """Write the pending replies of a batching scope."""
+        with self._pending_lock:
+            rows = list(self._pending.values())
+            self._pending = {}
+        if not rows:
+            return
+        try:
+            connection = self._db()
+            connection.execute("BEGIN IMMEDIATE")  # one transaction (the connection autocommits)
+            try:
+                connection.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)", rows)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
         except sqlite3.Error as error:
-            log.warning("response cache read failed (%s); continuing without it", error)
+            log.warning("response cache write failed (%s); continuing without it", error)
+
+    def get(self, key: str) -> Completion | None:
+        if (waiting := self._pending.get(key)) is not None:
+            stored: str | None = waiting[2]
+        else:
+            try:
+                row = self._db().execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as error:
+                log.warning("response cache read failed (%s); continuing without it", error)
+                return None
+            stored = row[0] if row is not None else None
+        if stored is None:
             return None
-        if row is None:
-            return None
-        data = json.loads(row[0])
+        data = json.loads(stored)
         data["usage"] = Usage(**data["usage"])
         data["error"] = CallError(**data["error"]) if data.get("error") else None
         return Completion(**{**data, "cached": True})
@@ -105,15 +154,26 @@ class ResponseCache:
     def put(self, key: str, spec: str, completion: Completion) -> None:
         if completion.error is not None:
             return  # failures are never cached
+        if (redacted := self._redacted.get(spec)) is None:
+            redacted = self._redacted[spec] = redact_known(spec)
+        row = (key, redacted, json.dumps(asdict(completion)), time.time())
+        if self._batching:
+            with self._pending_lock:
+                if not self._pending:
+                    self._pending_since = time.monotonic()
+                self._pending[key] = row
+                waited = time.monotonic() - self._pending_since
+                due = len(self._pending) >= _BATCH_ENTRIES or waited > _BATCH_AGE_S
+            if due:
+                self.flush()
+            return
         try:
-            self._db().execute(
-                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                (key, redact_known(spec), json.dumps(asdict(completion)), time.time()),
-            )
+            self._db().execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)", row)
         except sqlite3.Error as error:
             log.warning("response cache write failed (%s); continuing without it", error)
 
     def stats(self) -> dict[str, Any]:
+        self.flush()
         if not self.path.exists():
             return {"path": str(self.path), "entries": 0, "bytes": 0, "models": {}}
         rows = self._db().execute("SELECT spec, COUNT(*) FROM responses GROUP BY spec").fetchall()
@@ -126,6 +186,7 @@ class ResponseCache:
         }
 
     def clear(self, spec: str | None = None) -> int:
+        self.flush()
         if not self.path.exists():
             return 0
         if spec is None:
@@ -136,6 +197,7 @@ class ResponseCache:
         return cursor.rowcount
 
     def close(self) -> None:
+        self.flush()
         if self._connection is not None:
             self._connection.close()
             self._connection = None

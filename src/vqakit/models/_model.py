@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -332,6 +333,19 @@ class Model:
                 retried.append(event)
                 tell(event)
                 await asyncio.sleep(wait)
+
+    @contextmanager
+    def batched_cache(self) -> Iterator[None]:
+        """Cache this model's replies (and its fallback's) in batches within this scope
+        (`ResponseCache.batched`): what a run does, where one commit a reply would cost more CPU
+        than building its request."""
+        with ExitStack() as scopes:
+            model: Model | None = self
+            while model is not None:
+                if model.cache is not None:
+                    scopes.enter_context(model.cache.batched())
+                model = model.fallback
+            yield
 
     async def aclose(self) -> None:
         """Close open connections (of this model and its fallback)."""

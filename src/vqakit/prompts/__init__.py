@@ -12,6 +12,7 @@ hash of every prompt goes into each run's manifest.
 from __future__ import annotations
 
 import hashlib
+import time
 from functools import cache
 from pathlib import Path
 
@@ -126,10 +127,24 @@ def render_template_text(text: str, **fields: object) -> str:
     return _ENVIRONMENT.from_string(text).render(**fields).strip()
 
 
+_MTIME_FRESH_S = 1.0
+_mtimes: dict[Path, tuple[float, int]] = {}  # path -> (when looked at, its modification time)
+
+
+def _mtime(path: Path) -> int:
+    """The file's modification time, looked at again once a second at most: a run renders a
+    prompt per request, and an edited prompt file is still picked up."""
+    now = time.monotonic()
+    seen = _mtimes.get(path)
+    if seen is None or now - seen[0] > _MTIME_FRESH_S:
+        seen = _mtimes[path] = (now, path.stat().st_mtime_ns)
+    return seen[1]
+
+
 def render_prompt(name: str, *, folder: str | Path | None = None, **fields: object) -> str:
     """Render a registered prompt, or (with `folder`) a prompt file inside a benchmark folder."""
     path = _file_prompt(name, folder) if is_file_prompt(name) else prompt_path(name)
-    return _template(path, path.stat().st_mtime_ns).render(**fields).strip()
+    return _template(path, _mtime(path)).render(**fields).strip()
 
 
 __all__ = [

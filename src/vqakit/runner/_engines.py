@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -65,7 +66,10 @@ async def predict(
         while (item := await queue.get()) is not None:
             sample, requests = item
             try:
-                problems = await asyncio.to_thread(checks.problems, sample)
+                if checks.opened(sample):  # its files checked already: no thread hop
+                    problems = checks.problems(sample)
+                else:
+                    problems = await asyncio.to_thread(checks.problems, sample)
                 if problems:  # what `vqakit validate` says of this sample: not run on it
                     prediction = Prediction.failed(
                         sample.id, config.method, INVALID_SAMPLE, "; ".join(problems), model=config.model
@@ -81,8 +85,10 @@ async def predict(
             finished.put_nowait(prediction)
 
     recording = asyncio.ensure_future(record())
+    batched = getattr(context.model, "batched_cache", None)
     try:
-        await asyncio.gather(feed(), *(work() for _ in range(workers)))
+        with batched() if batched is not None else nullcontext():
+            await asyncio.gather(feed(), *(work() for _ in range(workers)))
     finally:
         finished.put_nowait(None)
         await recording

@@ -145,6 +145,21 @@ class MediaChecks:
                 self._opened[key] = (None, f"unreadable {kind}: {error}")
         return self._opened[key]
 
+    def opened(self, sample: Sample) -> bool:
+        """Whether every file this sample names has been looked up and opened already: checking
+        it again reads nothing from disk."""
+        for ref in sample.videos:
+            found = self._found.get(ref.path)
+            if found is None or (isinstance(found, Path) and ("video", ref.path) not in self._opened):
+                return False
+        others = [(sample.subtitles, "subtitles")] if sample.subtitles is not None else []
+        others += [(p.mask, "mask") for track in sample.objects for p in track.points if p.mask is not None]
+        for relative, kind in others:
+            found = self._found.get(relative)
+            if found is None or (isinstance(found, Path) and (kind, relative) not in self._opened):
+                return False
+        return True
+
     def video(self, file: str, line: int, name: str, ref: VideoRef) -> float | None:
         """Check one video reference; its duration when the video could be opened."""
         found = self._file(ref.path)
@@ -210,6 +225,11 @@ class SampleMediaChecks:
 
     def _report(self, file: str, line: int, field: str, message: str) -> None:
         self._found.append(f"{field}: {message}")
+
+    def opened(self, sample: Sample) -> bool:
+        """Whether `problems(sample)` would read nothing from disk (cheap enough for the event loop)."""
+        with self._lock:
+            return self._checks.opened(sample)
 
     def problems(self, sample: Sample) -> list[str]:
         """`field: problem` for each problem validate would list for this sample."""
