@@ -71,3 +71,41 @@ def test_a_run_read_as_used_resumes_and_scores_as_one_held_in_memory(tmp_path, m
     in_order = [json.loads(line)["sample_id"] for line in lines]
     assert list(RunFolder(tmp_path / "lazy").predictions()) == in_order
     assert {run.folder.name for run in list_runs(tmp_path)} == {"held", "lazy"}
+
+
+def test_a_resumed_run_read_as_used_checks_each_prediction_line_in_its_one_pass(tmp_path, monkeypatch):
+    """The resume reads predictions.jsonl once, checking every line as a whole prediction as it
+    goes: a line that is JSON but no prediction is named with the damaged lines of the other
+    logs in one message, and nothing of the run is written or asked."""
+    import pytest
+
+    from vqakit.files import BadLogLines
+    from vqakit.runs import PredictionLog
+
+    monkeypatch.setattr(sample_stream, "RESIDENT_UP_TO", 10)
+    bench, out = _bench(tmp_path / "bench"), tmp_path / "run"
+    evaluate({"bench": str(bench), "method": "random", "limit": 25}, out)
+    predictions = out / "predictions.jsonl"
+    lines = predictions.read_bytes().splitlines(keepends=True)
+    lines[11] = b'{"sample_id": "q11", "method": "random", "choice": "A"}\n'  # JSON, not a prediction
+    predictions.write_bytes(b"".join(lines))
+    (out / "judgments.jsonl").write_bytes(b'{"kind": "open"}\n')
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    reads = []
+    real_init = PredictionLog.__init__
+
+    def counted(self, path, **options):
+        reads.append(path.name)
+        real_init(self, path, **options)
+
+    monkeypatch.setattr(PredictionLog, "__init__", counted)
+    with pytest.raises(BadLogLines) as refused:
+        evaluate({"bench": str(bench), "method": "random"}, out)
+    named = refused.value.named()
+    assert [line.split(": ")[0].rsplit("/", 1)[-1] for line in named] == [
+        "judgments.jsonl:1",
+        "predictions.jsonl:12",
+    ], named
+    assert "choice: Input should be a valid integer" in named[1]
+    assert reads == ["predictions.jsonl"]
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before

@@ -13,42 +13,37 @@ folder is written.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-import os
-import platform
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from vqakit.benchmarks import BUILT_IN_NAMES, load_benchmark
-from vqakit.files import write_text_atomic
+from vqakit.benchmarks import load_benchmark
+from vqakit.files import BadLogLines
 from vqakit.methods import FrameStats
-from vqakit.prompts import is_file_prompt, prompt_hash, prompt_names
 from vqakit.runner._checks import CheckedRun, check_run
 from vqakit.runner._config import EvalConfig
-from vqakit.runner._endpoints import check_endpoints, time_limits
+from vqakit.runner._endpoints import check_endpoints
 from vqakit.runner._engines import EndpointStopped, run_local, run_stopping
 from vqakit.runner._estimate import check_request_limits
 from vqakit.runner._lock import RunLock
 from vqakit.runner._ray_engine import run_ray
-from vqakit.runner._saved import check_or_write_config, saved_protocol
+from vqakit.runner._run_files import write_run_files
 from vqakit.runner._second_pass import judge_run
 from vqakit.runs import (
     CONFIG,
     JUDGMENTS,
-    MANIFEST,
     PREDICTIONS,
     RESULTS,
     JudgmentLog,
     PredictionLog,
     check_run_out,
-    checked_run_logs,
+    raise_bad_logs,
     read_predictions,
+    run_log_problems,
+    set_aside_run_logs,
 )
 from vqakit.schema import NOT_APPLICABLE, Benchmark, Prediction
 from vqakit.scoring import (
@@ -101,64 +96,11 @@ class RunOutcome:
     unused_judges: list[str] = field(default_factory=list)  # given, and no sample needed them
 
 
-def benchmark_hash(benchmark: Benchmark) -> str:
-    digest = hashlib.sha256()
-    for name in ("benchmark.yaml", "samples.jsonl", "corpus/clips.jsonl", "corpus/passages.jsonl"):
-        path = benchmark.root / name
-        if path.is_file():
-            digest.update(name.encode())
-            with open(path, "rb") as handle:  # in parts: a million samples are 300 MB
-                while chunk := handle.read(1 << 22):
-                    digest.update(chunk)
-    return digest.hexdigest()[:16]
-
-
-# (distribution, module): the packages whose version a manifest records
-_VERSIONED = (
-    ("vqakit", "vqakit"),
-    ("numpy", "numpy"),
-    ("av", "av"),
-    ("pydantic", "pydantic"),
-    ("pillow", "PIL"),
-    ("aiohttp", "aiohttp"),
-    ("h11", "h11"),
-    ("torch", "torch"),
-    ("transformers", "transformers"),
-)
-
-
-def _versions() -> dict[str, str]:
-    """Versions of the packages the run uses: read from the module when it is imported (looking
-    a distribution up in the installed metadata scans every package of the environment), and
-    torch and transformers only when the run imported them (a run of an API model does not)."""
-    found = {"python": platform.python_version()}
-    for package, module_name in _VERSIONED:
-        module = sys.modules.get(module_name)
-        if module is None and package in ("torch", "transformers"):
-            continue
-        version = getattr(module, "__version__", None)
-        if not isinstance(version, str):
-            try:
-                version = metadata.version(package)
-            except metadata.PackageNotFoundError:
-                continue
-        found[package] = version
-    return found
-
-
 def _fresh_folder(folder: Path) -> Path:
     number = 2
     while (candidate := folder.with_name(f"{folder.name}-{number}")).exists():
         number += 1
     return candidate
-
-
-def _saved_bench(config: EvalConfig, benchmark: Benchmark, folder: Path) -> str:
-    """How config.yaml names the benchmark: a shipped one by name, a folder by its path relative
-    to the run folder (so the run resumes, and `compare` reads it, from any working directory)."""
-    if config.bench in BUILT_IN_NAMES and not Path(config.bench).is_dir():
-        return config.bench
-    return os.path.relpath(benchmark.root.resolve(), folder.resolve())
 
 
 def _redacted(prediction: Prediction) -> Prediction:
@@ -173,26 +115,6 @@ def _redacted(prediction: Prediction) -> Prediction:
     if secrets and any(secret in prediction.model_dump_json() for secret in secrets):
         prediction = Prediction.model_validate(redact_record(prediction.model_dump(mode="json")))
     return prediction
-
-
-def _input_record(config: EvalConfig, checked: CheckedRun) -> dict[str, Any]:
-    """The manifest's record of what the model was given of the video: frames, or the video and how."""
-    protocol = checked.protocol
-    if protocol.input != "video":
-        return {"input": "frames"}
-    from vqakit.methods import describe_video_input
-    from vqakit.models import parse_model_spec
-
-    backend = parse_model_spec(config.model).backend if config.model else None
-    return {"input": "video", "video": describe_video_input(backend, checked.options, protocol)}
-
-
-def _images_line(config: EvalConfig) -> dict[str, Any]:
-    """How images reach the model: JPEG encoder, quality, subsampling and longest side (or
-    pixels, for local models), and whether the frame store kept them."""
-    from vqakit.models import sent_encoding
-
-    return {"sent_as": sent_encoding(config.model) or "pixels", "frame_store": config.frame_cache}
 
 
 def run_eval(
@@ -231,59 +153,23 @@ def run_eval(
         folder = _fresh_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
-        for moved in checked_run_logs(folder, set_aside=set_aside_bad_lines):
+        for moved in set_aside_run_logs(folder) if set_aside_bad_lines else []:
             if on_note:
                 on_note(str(moved))
-        config = _write_run_files(config, checked, benchmark, folder)
-        return _run_locked(config, checked, benchmark, folder, on_progress, on_note)
-
-
-def _write_run_files(
-    config: EvalConfig,
-    checked: CheckedRun,
-    benchmark: Benchmark,
-    folder: Path,
-) -> EvalConfig:
-    """config.yaml (checked against a run already there) and manifest.json (with the person
-    who answered, for a method whose answers come from people). Returns the config to run:
-    judges added to an existing run grade with all of the run's judges."""
-    from vqakit.models import redact_record
-
-    saved = redact_record(
-        {
-            **config.model_dump(mode="json"),
-            "bench": _saved_bench(config, benchmark, folder),
-            "method_args": checked.options.model_dump(mode="json"),
-            "protocol": saved_protocol(checked.protocol),
-            "benchmark_hash": benchmark_hash(benchmark),
-        }
-    )
-    effective = check_or_write_config(folder, saved)
-    if effective is not saved:  # judges added to an existing run: grade with all of them
-        config = config.model_copy(
-            update={"judges": effective["judges"], "judge_args": effective["judge_args"]}
-        )
-    prompts = {name: prompt_hash(name) for name in prompt_names()}
-    if is_file_prompt(checked.protocol.prompt):
-        prompts[checked.protocol.prompt] = prompt_hash(checked.protocol.prompt, benchmark.root)
-    manifest = {
-        "versions": _versions(),
-        "benchmark": str(benchmark.root),
-        "benchmark_name": benchmark.card.name,
-        "benchmark_version": benchmark.card.version,
-        "benchmark_hash": saved["benchmark_hash"],
-        "shown": checked.method.shown(checked.options, checked.protocol),
-        "frames_sent": checked.protocol.frames if checked.method.sends_frames(checked.options) else None,
-        **_input_record(config, checked),
-        "prompt_hashes": prompts,
-        "images": _images_line(config),
-        "time_limits": time_limits(config),
-    }
-    participant = checked.method.participant(checked.options)
-    if participant is not None:
-        manifest["participant"] = participant
-    write_text_atomic(folder / MANIFEST, json.dumps(redact_record(manifest), indent=1) + "\n")
-    return config
+        # every log checked before anything is written; predictions.jsonl as it is read (once:
+        # a resumed run of a million samples reads half a million lines)
+        bad = run_log_problems(folder, but={PREDICTIONS})
+        samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
+        log = None
+        try:
+            log = _prediction_log(folder, samples, config)
+        except BadLogLines as error:
+            bad.append(error)
+        raise_bad_logs(bad)
+        assert log is not None
+        config = write_run_files(config, checked, benchmark, folder)
+        log.create()
+        return _run_locked(config, checked, benchmark, folder, samples, log, on_progress, on_note)
 
 
 def open_run(config: EvalConfig, out: str | Path) -> CheckedRun:
@@ -297,7 +183,7 @@ def open_run(config: EvalConfig, out: str | Path) -> CheckedRun:
     checked = check_run(config, benchmark)
     folder.mkdir(parents=True, exist_ok=True)
     with RunLock(folder):
-        _write_run_files(config, checked, benchmark, folder)
+        write_run_files(config, checked, benchmark, folder)
     return checked
 
 
@@ -306,11 +192,11 @@ def _run_locked(
     checked: CheckedRun,
     benchmark: Benchmark,
     folder: Path,
+    samples: Any,
+    log: PredictionLog,
     on_progress: Callable[[RunProgress], None] | None,
     on_note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    samples = benchmark.samples[: config.limit] if config.limit else benchmark.samples
-    log = _prediction_log(folder, samples, config)
     try:
         return _run_logged(config, checked, benchmark, folder, samples, log, on_progress, on_note)
     except KeyboardInterrupt:
@@ -326,13 +212,14 @@ def _prediction_log(folder: Path, samples: Any, config: EvalConfig) -> Predictio
     """The run's predictions.jsonl, keeping only each sample's outcome: a benchmark held in memory
     (a list) by id, a large one read from its file (`schema.SampleFile`) by position, one byte a
     sample however many (NumPy, which a run of a small benchmark does not import before its
-    first request)."""
+    first request). Every line is checked as it is read (`BadLogLines`); the file is not made
+    here (`PredictionLog.create`)."""
+    retry = not config.keep_errors
     if isinstance(samples, list):
-        return PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, compact=True)
+        return PredictionLog(folder / PREDICTIONS, retry_errors=retry, compact=True, create=False)
     from vqakit.schema import sample_keys
 
-    keys = sample_keys(samples)
-    return PredictionLog(folder / PREDICTIONS, retry_errors=not config.keep_errors, keys=keys)
+    return PredictionLog(folder / PREDICTIONS, retry_errors=retry, keys=sample_keys(samples), create=False)
 
 
 def _kind(prediction: Prediction) -> tuple[int, int]:

@@ -18,8 +18,8 @@ __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     {
         "_damage": (
-            "check_run_logs check_run_out checked_run_logs is_run_folder register_run_log run_logs "
-            "set_aside_run_logs"
+            "check_run_logs check_run_out checked_run_logs is_run_folder raise_bad_logs register_run_log "
+            "run_log_problems run_logs set_aside_run_logs"
         ),
         "_folder": (
             "CONFIG FRAMES JUDGE_BATCH_RESULTS JUDGE_BATCHES JUDGMENTS MANIFEST PREDICTIONS REPORT RESULTS "

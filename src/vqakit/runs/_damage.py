@@ -11,6 +11,7 @@ a method whose run keeps a log of its own (a participant's answers.jsonl) regist
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -114,15 +115,27 @@ def _problems(path: Path, parse: Parser) -> list[tuple[int, str]]:
     return reader.problems
 
 
-def check_run_logs(folder: str | Path) -> None:
-    """`BadLogLines` naming every line of every log of the run folder that cannot be read."""
-    bad = [
+def run_log_problems(folder: str | Path, *, but: Collection[str] = ()) -> list[BadLogLines]:
+    """A `BadLogLines` for each log of the run folder with lines that cannot be read (but the
+    logs named in `but`, which their caller reads and checks itself)."""
+    return [
         BadLogLines(path, problems)
         for path, parse in run_logs(folder)
-        if (problems := _problems(path, parse))
+        if path.name not in but and (problems := _problems(path, parse))
     ]
+
+
+def raise_bad_logs(bad: Sequence[BadLogLines]) -> None:
+    """One `BadLogLines` naming every line of every log in `bad` (by file name), if any."""
     if bad:
-        raise BadLogLines(bad[0].path, bad[0].problems, more=bad[1:])
+        ordered = sorted((one for found in bad for one in found.each()), key=lambda one: one.path.name)
+        raise BadLogLines(ordered[0].path, ordered[0].problems, more=ordered[1:])
+
+
+def check_run_logs(folder: str | Path, *, but: Collection[str] = ()) -> None:
+    """`BadLogLines` naming every line of every log of the run folder that cannot be read (but
+    the logs named in `but`)."""
+    raise_bad_logs(run_log_problems(folder, but=but))
 
 
 def set_aside_run_logs(folder: str | Path) -> list[SetAside]:
@@ -133,10 +146,13 @@ def set_aside_run_logs(folder: str | Path) -> list[SetAside]:
     ]
 
 
-def checked_run_logs(folder: str | Path, *, set_aside: bool = False) -> list[SetAside]:
+def checked_run_logs(
+    folder: str | Path, *, set_aside: bool = False, but: Collection[str] = ()
+) -> list[SetAside]:
     """What every verb that reads a run does first, holding the run's lock: with `set_aside`,
     move the logs' unreadable lines into their quarantine files (returned, for the verb to
-    list); then `check_run_logs` (raises `BadLogLines` for whatever is left)."""
+    list); then `check_run_logs` (raises `BadLogLines` for whatever is left), but for the logs
+    named in `but`, which the verb reads whole anyway and checks as it reads them."""
     moved = set_aside_run_logs(folder) if set_aside else []
-    check_run_logs(folder)
+    check_run_logs(folder, but=but)
     return moved

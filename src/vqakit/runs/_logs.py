@@ -16,10 +16,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pydantic_core
-
-from vqakit.files import LogAppender, LogContents, LogReader, json_object, read_log, require, sync_folder
-from vqakit.schema import NOT_APPLICABLE, Prediction, Sample, sample_digest
+from vqakit.files import (
+    LogAppender,
+    LogContents,
+    LogReader,
+    collector_paused,
+    json_object,
+    read_log,
+    require,
+    sync_folder,
+)
+from vqakit.schema import Prediction, Sample, sample_digest
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,7 +64,13 @@ class PredictionLog:
     `_digested_outcome`)."""
 
     def __init__(
-        self, path: Path, *, retry_errors: bool = True, compact: bool = False, keys: SampleKeys | None = None
+        self,
+        path: Path,
+        *,
+        retry_errors: bool = True,
+        compact: bool = False,
+        keys: SampleKeys | None = None,
+        create: bool = True,
     ) -> None:
         self.path = path
         self.retry_errors = retry_errors
@@ -77,9 +90,16 @@ class PredictionLog:
             for prediction in contents.checked():
                 self._keep(prediction)
         self._appender = LogAppender(contents)
-        if not path.exists():  # an opened run has its log, even empty (as the studio expects)
-            path.touch()
-            sync_folder(path.parent)
+        if create:
+            self.create()
+
+    def create(self) -> None:
+        """Make the log file, empty, if it is not there: an opened run has its log (as the
+        studio expects). `create=False` leaves that to the caller, for a log read and checked
+        before anything of its run is written."""
+        if not self.path.exists():
+            self.path.touch()
+            sync_folder(self.path.parent)
 
     def _read_outcomes(self, keys: SampleKeys) -> LogContents[Any]:
         """Each line's outcome at its sample's position (the latest line wins), in one pass."""
@@ -88,9 +108,10 @@ class PredictionLog:
         self.outcomes = np.zeros(len(self.keys), dtype=np.uint8)
         reader = LogReader(self.path, _digested_outcome)
         digests, flags = bytearray(), bytearray()
-        for _, _, (digest, flag) in reader:
-            digests += digest
-            flags.append(flag)
+        with collector_paused():  # one pause for the whole log, not one per block
+            for _, _, (digest, flag) in reader:
+                digests += digest
+                flags.append(flag)
         reader.checked()
         found = keys.positions(np.frombuffer(digests, dtype="S16"))
         latest = np.unique(found[::-1], return_index=True)[1]  # each position's last line
@@ -198,9 +219,7 @@ def _outcome(line: bytes) -> tuple[str, tuple[bool, bool]]:
     """(sample id, (failed for good, failed)) of a prediction line, checked as a whole
     prediction (a line the full reader refuses is refused here too)."""
     prediction = parse_prediction(line)
-    error = prediction.error
-    final = error is None or error.type == NOT_APPLICABLE
-    return prediction.sample_id, (final, error is not None)
+    return prediction.sample_id, (prediction.failed_for_good, prediction.error is not None)
 
 
 FINAL, FAILED, SEEN = 1, 2, 4  # bits of an outcome byte (SEEN: the sample has a line)
@@ -211,18 +230,13 @@ def _flags(outcome: tuple[bool, bool]) -> int:
 
 
 def _digested_outcome(line: bytes) -> tuple[bytes, int]:
-    """(digest of the sample id, outcome bits) of a line of a log its caller has just checked
-    line by line (`run_eval` does, under the run's lock: `runs.checked_run_logs`), so read with
-    pydantic's JSON reader alone, not validated as a whole prediction again (a resumed run of a
-    million samples reads half a million lines); ValueError for a line that is no prediction."""
-    record = pydantic_core.from_json(line)
-    if not isinstance(record, dict) or not isinstance(record.get("sample_id"), str):
-        raise ValueError("not a prediction line")
-    error = record.get("error")
-    if error is not None and not (isinstance(error, dict) and isinstance(error.get("type"), str)):
-        raise ValueError("not a prediction line")
-    final = error is None or error["type"] == NOT_APPLICABLE
-    return sample_digest(record["sample_id"]), _flags((final, error is not None))
+    """(digest of the sample id, outcome bits) of a prediction line, checked as a whole
+    prediction (ValueError naming what is wrong): the one pass a resumed run makes over its
+    log, which `run_eval` leaves out of `runs.checked_run_logs` for that reason."""
+    prediction = parse_prediction(line)
+    return sample_digest(prediction.sample_id), _flags(
+        (prediction.failed_for_good, prediction.error is not None)
+    )
 
 
 def read_predictions(path: Path) -> Mapping[str, Prediction]:
