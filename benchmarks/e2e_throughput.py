@@ -33,7 +33,8 @@ some):
   references measured before and after it (the better kept): the decode floor (the same distinct
   frames decoded by `vqakit.video.decode_frames` alone) and that pass with each frame also made
   what vqakit sends (shrunk to 768 pixels and JPEG-encoded, work no run can skip while its frames
-  stay byte for byte what they were).
+  stay byte for byte what they were); and the CPU seconds of both passes, the second spread over
+  the machine's cores being a bound under which no run sending those frames can go.
 - `lmms`: lmms-eval 0.7.3 on the same server, questions, frame count, image size and concurrency,
   through the task `vqakit export-bench --format lmms-eval` writes (frames pre-sized so that
   neither shrinks them; e2e_lmms.py says how); the server's counters must show the same
@@ -229,24 +230,34 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     numbers = np.asarray(sorted(wanted))
     resize = Resize(short_side=448)
 
+    cpu_of: dict[str, float] = {}
+
+    def timed(name: str, then: Any = None) -> float:
+        """Wall seconds of one `decode_frames` call, its CPU seconds (all threads) kept in `cpu_of`
+        (the least seen)."""
+        cpu, started = os.times(), time.perf_counter()
+        decode_frames(index, numbers, resize=resize, then=then)
+        wall, after = time.perf_counter() - started, os.times()
+        used = (after.user - cpu.user) + (after.system - cpu.system)
+        cpu_of[name] = min(cpu_of.get(name, used), used)
+        return wall
+
     def decode_alone() -> float:
         """The floor: the distinct frames the questions ask for, decoded once, in one call of the
         sampler (its threads on the cores), nothing else."""
-        started = time.perf_counter()
-        decode_frames(index, numbers, resize=resize)
-        return time.perf_counter() - started
+        return timed("decode")
 
     def decode_and_make() -> float:
         """The same pass, each frame also made what vqakit sends (shrunk to 768 pixels, JPEG):
         the work a run cannot skip while its frames stay byte for byte what they were."""
-        started = time.perf_counter()
-        decode_frames(index, numbers, resize=resize, then=lambda number, image: sent_jpeg(image, 768))
-        return time.perf_counter() - started
+        return timed("decode_and_make", lambda number, image: sent_jpeg(image, 768))
 
     floor_before, made_before = decode_alone(), decode_and_make()
     found = run_eval_command(bench, work / "runs/long", server, work / "cache-long")
     floor = min(floor_before, decode_alone())  # before and after the run: the better of the two
     made = min(made_before, decode_and_make())
+    cores = os.cpu_count() or 1
+    bound = cpu_of["decode_and_make"] / cores  # no run on these cores can be faster
     ideal = CONCURRENCY / DELAY_S
     result = row(f"{minutes}-min 720p, 100 q x 32 frames", found, len(questions), ideal)
     counted = found.get("frames")
@@ -261,6 +272,11 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
     result["decode_and_make_s"] = round(made, 2)
     result["wall_of_floor"] = round(found["wall_s"] / floor, 2)
     result["wall_of_decode_and_make"] = round(found["wall_s"] / made, 2)
+    result["decode_cpu_s"] = round(cpu_of["decode"], 1)
+    result["decode_and_make_cpu_s"] = round(cpu_of["decode_and_make"], 1)
+    result["cpu_bound_s"] = round(bound, 2)
+    result["cpu_bound_of_floor"] = round(bound / floor, 2)
+    result["wall_of_cpu_bound"] = round(found["wall_s"] / bound, 2)
     print(
         f"\nLong video: {minutes} minutes of 720p (GOP 250), {len(questions)} questions x 32 frames "
         f"in windows of {minutes / 6:g} minutes"
@@ -274,6 +290,14 @@ def section_long(work: Path, server: ChatServer, quick: bool) -> dict[str, Any]:
         f"decoding those {len(wanted)} alone (floor) takes {floor:.1f} s: the whole run is "
         f"{result['wall_of_floor']:.2f}x the floor; decoding them and making each what is sent "
         f"(768-pixel JPEG) takes {made:.1f} s: the run is {result['wall_of_decode_and_make']:.2f}x that"
+    )
+    make_ms = (cpu_of["decode_and_make"] - cpu_of["decode"]) / len(wanted) * 1000
+    print(
+        f"CPU: the decode alone uses {cpu_of['decode']:.1f} s, decoding and making what is sent "
+        f"{cpu_of['decode_and_make']:.1f} s ({make_ms:.1f} "
+        f"ms a frame to make); spread over {cores} cores that is {bound:.1f} s, "
+        f"{result['cpu_bound_of_floor']:.2f}x the floor, under which no run sending these frames can go: "
+        f"the run is {result['wall_of_cpu_bound']:.2f}x that"
     )
     return result
 
