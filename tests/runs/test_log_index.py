@@ -118,7 +118,7 @@ def test_the_streamed_log_reads_what_the_whole_file_reader_reads(tmp_path, monke
     path = tmp_path / "log.jsonl"
     path.write_bytes(raw)
     whole = {"records": [], "problems": [], "torn": b"", "end": len(raw), "unterminated": False}
-    for number, start, stop, record, problem in logs._parse_lines(raw, json_object):
+    for number, start, stop, record, problem in logs.parse_lines(raw, json_object):
         last = stop == len(raw) and not raw.endswith(b"\n")
         if problem is not None and last:
             whole["torn"], whole["end"] = raw[start:], start

@@ -67,10 +67,11 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "_gc": "collector_paused",
         "_json": "JSONError parse_json read_json",
         "_logs": (
-            "SET_ASIDE_OPTION BadLogLines LogAppender LogContents Parser SetAside is_set_aside_file "
-            "json_object line_problem read_log require set_aside_bad_lines set_aside_counts "
+            "SET_ASIDE_OPTION BadLogLines LogAppender LogContents Parser is_set_aside_file read_log "
             "set_aside_path sync_folder UnreadableLog LogReader"
         ),
+        "_log_lines": "json_object line_problem require",
+        "_set_aside": "SetAside set_aside_bad_lines set_aside_counts",
         "_media": (
             "MediaPlan link_or_copy media_name_problem place_media real_file refuse_links staged_folder"
         ),

@@ -25,20 +25,15 @@ of its log.
 
 from __future__ import annotations
 
-import base64
-import fcntl
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from vqakit.files._atomic import write_atomic
 from vqakit.files._gc import collector_paused
-from vqakit.files._json import JSONError
-from vqakit.files._problems import InputError, one_line
+from vqakit.files._log_lines import line_problem
+from vqakit.files._problems import InputError
 
 T = TypeVar("T")
 Parser = Callable[[bytes], Any]
@@ -46,7 +41,6 @@ Parser = Callable[[bytes], Any]
 SET_ASIDE_OPTION = "--set-aside-bad-lines"  # the option of every verb that reads logs
 SET_ASIDE_SUFFIX = ".set-aside.jsonl"
 LISTED = 20  # problems named in an error's message; the others are counted
-_NO_UTF8 = "not UTF-8 text"
 
 
 def set_aside_path(log: str | Path) -> Path:
@@ -58,74 +52,6 @@ def set_aside_path(log: str | Path) -> Path:
 
 def is_set_aside_file(path: str | Path) -> bool:
     return Path(path).name.endswith(SET_ASIDE_SUFFIX)
-
-
-def line_problem(error: BaseException) -> str:
-    """Why a line could not be read, on one line: the fields a model refused (pydantic), the
-    JSON error and its column, or the error's own words."""
-    if isinstance(error, UnicodeDecodeError):
-        return f"{_NO_UTF8} (byte {error.start + 1})"
-    if isinstance(error, json.JSONDecodeError):
-        return f"not JSON ({error.msg} at column {error.colno})"
-    if isinstance(error, JSONError):  # vqakit.files.parse_json's
-        return f"not JSON ({error.message} at column {error.column})"
-    if isinstance(error, RecursionError):
-        return "nested too deeply"
-    errors = getattr(error, "errors", None)
-    if callable(errors):  # pydantic's ValidationError
-        try:
-            found = list(errors())
-        except Exception:
-            found = []
-        if found and found[0].get("type") == "json_invalid":
-            said = (
-                str(found[0].get("msg", ""))
-                .removeprefix("Invalid JSON: ")
-                .replace(" at line 1 column", " at column")
-            )
-            return one_line(f"not JSON ({said})")
-        parts = [
-            f"{'.'.join(str(part) for part in item.get('loc', ())) or 'record'}: {item.get('msg', '?')}"
-            for item in found[:3]
-        ]
-        if parts:
-            more = f" (+{len(found) - 3} more)" if len(found) > 3 else ""
-            return one_line("; ".join(parts) + more)
-    return one_line(str(error) or type(error).__name__)
-
-
-def json_object(line: bytes) -> dict[str, Any]:
-    """A line as a JSON object (ValueError when it is not JSON, or JSON but not an object)."""
-    record = json.loads(line)
-    if not isinstance(record, dict):
-        raise ValueError(f"not a JSON object ({type(record).__name__})")
-    return record
-
-
-def require(record: dict[str, Any], types: dict[str, type | tuple[type, ...]]) -> dict[str, Any]:
-    """`record` when each of `types`' keys is present with a value of that type; ValueError
-    naming the first that is not (a bool is no int here)."""
-    for key, kind in types.items():
-        if key not in record:
-            raise ValueError(f"{key}: missing")
-        value = record[key]
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise ValueError(f"{key}: {json.dumps(value)} is not {_type_name(kind)}")
-        if not isinstance(value, kind):
-            raise ValueError(
-                f"{key}: {one_line(json.dumps(value, default=str))[:60]} is not {_type_name(kind)}"
-            )
-    return record
-
-
-def _type_name(kind: type | tuple[type, ...]) -> str:
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
-             bool: "a boolean"}  # fmt: skip
-    named = list(dict.fromkeys(names.get(item, item.__name__) for item in kinds if item is not type(None)))
-    if int in kinds and float in kinds:
-        named = [name for name in named if name != "an integer"]
-    return " or ".join(named) + (" or null" if type(None) in kinds else "")
 
 
 class BadLogLines(InputError):
@@ -216,7 +142,7 @@ class LogContents(Generic[T]):
         return self.records
 
 
-def _parse_lines(
+def parse_lines(
     raw: bytes, parse: Parser, first_line: int = 1
 ) -> Iterable[tuple[int, int, int, Any, str | None]]:
     """(line number, start, end, record or None, problem or None) for each line holding
@@ -293,7 +219,7 @@ class LogReader:
         collector paused while they are made, not while the caller uses them."""
         found = []
         with collector_paused():
-            for line, start, _stop, record, problem in _parse_lines(block, self.parse, number + 1):
+            for line, start, _stop, record, problem in parse_lines(block, self.parse, number + 1):
                 if problem is None:
                     found.append((base + start, line, record))
                 elif last:  # cut short by a kill: the next appender removes it
@@ -346,7 +272,7 @@ def read_log(
     problems: list[tuple[int, str]] = []
     torn, end, unterminated = b"", len(raw), False
     with collector_paused():
-        for number, start, stop, record, problem in _parse_lines(raw, parse, first_line):
+        for number, start, stop, record, problem in parse_lines(raw, parse, first_line):
             last = stop == len(raw) and not raw.endswith(b"\n")
             if problem is not None:
                 if last:  # cut short by a kill: the next appender removes it
@@ -410,84 +336,3 @@ def sync_folder(folder: Path) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
-
-
-@dataclass(frozen=True)
-class SetAside:
-    """Lines moved out of `log` into `into` (their line numbers in the log as it was, and why)."""
-
-    log: Path
-    into: Path
-    lines: list[tuple[int, str]]
-
-    def __str__(self) -> str:
-        listed = ", ".join(f"{line} ({reason})" for line, reason in self.lines[:LISTED])
-        more = f" and {len(self.lines) - LISTED} more" if len(self.lines) > LISTED else ""
-        count = len(self.lines)
-        return f"set aside {count} unreadable line(s) of {self.log} into {self.into}: line {listed}{more}"
-
-
-def set_aside_bad_lines(path: str | Path, parse: Parser) -> SetAside | None:
-    """Move every complete line of the log at `path` that `parse` cannot read into its
-    quarantine file (`set_aside_path`), each as `{"line", "reason", "text"}` (`"base64"`
-    instead of `"text"` for bytes that are not UTF-8) with `set_aside_at`, appended and synced
-    before the log is replaced, in one rename, by its other lines byte for byte (a kill in
-    between leaves a line in both files, never in neither). Returns what was moved, None when
-    every line reads. The caller keeps other writers of the log away (a run folder's lock);
-    an exclusive `flock` on the log is held meanwhile, so a writer that takes one must check
-    after locking that its handle is still the file at `path`."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    with open(path, "rb") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        raw = handle.read()
-        bad: list[tuple[int, int, int, str]] = []
-        with collector_paused():
-            for number, start, stop, _record, problem in _parse_lines(raw, parse):
-                last = stop == len(raw) and not raw.endswith(b"\n")
-                if problem is not None and not last:
-                    bad.append((number, start, stop, problem))
-        if not bad:
-            return None
-        into = set_aside_path(path)
-        at = datetime.now(UTC).isoformat(timespec="seconds")
-        entries = [
-            _quarantined(path, number, raw[start:stop], reason, at) for number, start, stop, reason in bad
-        ]
-        LogAppender(LogContents(into, end=into.stat().st_size if into.exists() else 0)).append(entries)
-        kept, cursor = [], 0
-        for _number, start, stop, _reason in bad:
-            kept.append(raw[cursor:start])
-            cursor = stop
-        kept.append(raw[cursor:])
-        write_atomic(path, lambda out: out.write(b"".join(kept)))
-    return SetAside(path, into, [(number, reason) for number, _start, _stop, reason in bad])
-
-
-def _quarantined(log: Path, number: int, line: bytes, reason: str, at: str) -> str:
-    record: dict[str, Any] = {"log": log.name, "line": number, "reason": reason}
-    body = line[:-1] if line.endswith(b"\n") else line
-    try:
-        record["text"] = body.decode("utf-8")
-    except UnicodeDecodeError:
-        record["base64"] = base64.b64encode(body).decode("ascii")
-    record["set_aside_at"] = at
-    return json.dumps(record, ensure_ascii=False)
-
-
-def set_aside_counts(folder: str | Path) -> dict[str, int]:
-    """{log name: lines set aside} for each quarantine file in `folder` (results.json
-    `set_aside`); a quarantine file is counted by its lines, whatever they hold."""
-    counts: dict[str, int] = {}
-    folder = Path(folder)
-    if not folder.is_dir():
-        return counts
-    for quarantine in sorted(folder.glob(f"*{SET_ASIDE_SUFFIX}")):
-        try:
-            lines = quarantine.read_bytes().count(b"\n")
-        except OSError:
-            continue
-        if lines:
-            counts[quarantine.name.removesuffix(SET_ASIDE_SUFFIX) + ".jsonl"] = lines
-    return counts
