@@ -132,10 +132,9 @@ def raise_bad_logs(bad: Sequence[BadLogLines]) -> None:
         raise BadLogLines(ordered[0].path, ordered[0].problems, more=ordered[1:])
 
 
-def check_run_logs(folder: str | Path, *, but: Collection[str] = ()) -> None:
-    """`BadLogLines` naming every line of every log of the run folder that cannot be read (but
-    the logs named in `but`)."""
-    raise_bad_logs(run_log_problems(folder, but=but))
+def check_run_logs(folder: str | Path) -> None:
+    """`BadLogLines` naming every line of every log of the run folder that cannot be read."""
+    raise_bad_logs(run_log_problems(folder))
 
 
 def set_aside_run_logs(folder: str | Path) -> list[SetAside]:
@@ -146,13 +145,10 @@ def set_aside_run_logs(folder: str | Path) -> list[SetAside]:
     ]
 
 
-def checked_run_logs(
-    folder: str | Path, *, set_aside: bool = False, but: Collection[str] = ()
-) -> list[SetAside]:
+def checked_run_logs(folder: str | Path, *, set_aside: bool = False) -> list[SetAside]:
     """What every verb that reads a run does first, holding the run's lock: with `set_aside`,
     move the logs' unreadable lines into their quarantine files (returned, for the verb to
-    list); then `check_run_logs` (raises `BadLogLines` for whatever is left), but for the logs
-    named in `but`, which the verb reads whole anyway and checks as it reads them."""
+    list); then `check_run_logs` (raises `BadLogLines` for whatever is left)."""
     moved = set_aside_run_logs(folder) if set_aside else []
-    check_run_logs(folder, but=but)
+    check_run_logs(folder)
     return moved

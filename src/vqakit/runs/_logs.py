@@ -231,12 +231,10 @@ def _flags(outcome: tuple[bool, bool]) -> int:
 
 def _digested_outcome(line: bytes) -> tuple[bytes, int]:
     """(digest of the sample id, outcome bits) of a prediction line, checked as a whole
-    prediction (ValueError naming what is wrong): the one pass a resumed run makes over its
-    log, which `run_eval` leaves out of `runs.checked_run_logs` for that reason."""
-    prediction = parse_prediction(line)
-    return sample_digest(prediction.sample_id), _flags(
-        (prediction.failed_for_good, prediction.error is not None)
-    )
+    prediction (`_outcome`): the one pass a resumed run makes over its log, which `run_eval`
+    leaves out of the other logs' check (`runs.run_log_problems`) for that reason."""
+    sample_id, outcome = _outcome(line)
+    return sample_digest(sample_id), _flags(outcome)
 
 
 def read_predictions(path: Path) -> Mapping[str, Prediction]:
