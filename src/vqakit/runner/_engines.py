@@ -34,11 +34,14 @@ async def predict(
     failing sample becomes an error. Memory stays bounded whatever the number of samples: the
     workers take samples from a short queue that the planner fills as they go. Predictions are
     handed to `on_predictions` off the event loop, in batches of those finished meanwhile (one
-    write and one sync per batch)."""
+    write and one sync per batch); at most `RECORD_BACKLOG` wait to be written (a worker whose
+    prediction finds the backlog full waits), so a method faster than the disk cannot pile
+    predictions up in memory. When writing fails, the workers stop: nothing more is asked of a
+    model whose answers cannot be kept."""
     method = get_method(config.method)
     workers = max(1, config.concurrency)
     queue: asyncio.Queue = asyncio.Queue(maxsize=2 * workers)
-    finished: asyncio.Queue = asyncio.Queue()
+    finished: asyncio.Queue = asyncio.Queue(maxsize=max(RECORD_BACKLOG, 2 * workers))
 
     async def record() -> None:
         while True:
@@ -82,20 +85,33 @@ async def predict(
                 )
             finally:
                 context.frames.release(requests)
-            finished.put_nowait(prediction)
+            await finished.put(prediction)
 
     recording = asyncio.ensure_future(record())
     batched = getattr(context.model, "batched_cache", None)
     try:
         with batched() if batched is not None else nullcontext():
-            await asyncio.gather(feed(), *(work() for _ in range(workers)))
+            running = asyncio.gather(feed(), *(work() for _ in range(workers)))
+            # retrieved whatever ends it: a cancellation (Ctrl-C) is this task's to raise
+            running.add_done_callback(lambda done: done.cancelled() or done.exception())
+            try:
+                await asyncio.wait({running, recording}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not running.done():  # writing failed, or this task is cancelled: they stop
+                    running.cancel()
+                    await asyncio.wait({running})
+            if recording.done():  # it ends only after the workers: it failed
+                recording.result()
+            await running
     finally:
-        finished.put_nowait(None)
-        await recording
+        if not recording.done():  # whatever is queued is written, after every worker
+            await finished.put(None)
+            await recording
         if context.model is not None:
             await context.model.aclose()
 
 
+RECORD_BACKLOG = 1024  # finished predictions waiting to be written, at most (memory stays flat)
 INVALID_SAMPLE = "invalid_sample"  # the error of a sample `vqakit validate` refuses
 
 

@@ -122,10 +122,21 @@ class PredictionLog:
 
     def outcome(self, sample_id: str) -> tuple[bool, bool] | None:
         """(failed for good, failed) of the sample's latest line; None when it has none."""
+        return self._outcome_at(sample_id, self._positions([sample_id])[0])
+
+    def _positions(self, sample_ids: list[str]) -> list[int]:
+        """With `keys`: each sample's position (-1 for one not of the run), in one look-up for
+        the lot; without, -1 each (outcomes are kept by id)."""
+        if self.keys is None:
+            return [-1] * len(sample_ids)
+        from vqakit.schema import digests_of
+
+        return self.keys.positions(digests_of(sample_ids)).tolist()
+
+    def _outcome_at(self, sample_id: str, position: int) -> tuple[bool, bool] | None:
         if self.keys is None:
             return self._outcome.get(sample_id)
-        position = self.keys.position(sample_id)
-        flag = 0 if position is None else int(self.outcomes[position])
+        flag = 0 if position < 0 else int(self.outcomes[position])
         return None if not flag else (bool(flag & FINAL), bool(flag & FAILED))
 
     def to_resume(self, samples: Sequence[Sample]) -> tuple[Sequence[Sample], int, int, int]:
@@ -166,11 +177,12 @@ class PredictionLog:
         """With `keys`: the samples the method does not apply to (final errors)."""
         return (self.outcomes & (FINAL | FAILED)) == (FINAL | FAILED)
 
-    def _keep(self, prediction: Prediction) -> None:
+    def _keep(self, prediction: Prediction, position: int = -1) -> None:
+        """Keep what is kept of `prediction`: with `keys`, its outcome at `position` (the
+        sample's, -1 for one not of the run)."""
         outcome = (prediction.failed_for_good, prediction.error is not None)
         if self.keys is not None:
-            position = self.keys.position(prediction.sample_id)
-            if position is not None:
+            if position >= 0:
                 self.outcomes[position] = _flags(outcome)
             return
         self._outcome[prediction.sample_id] = outcome
@@ -197,19 +209,21 @@ class PredictionLog:
 
     def append_many(self, predictions: list[Prediction]) -> list[Prediction]:
         """Append predictions with one write and one sync (a group commit); a sample whose outcome
-        is already final is skipped. Returns those appended."""
-        kept: dict[str, Prediction] = {}
-        for prediction in predictions:
-            earlier = self.outcome(prediction.sample_id)
+        is already final is skipped. Returns those appended. The samples' positions are
+        looked up once for the batch (a run's writer keeps up with its workers)."""
+        kept: dict[str, tuple[Prediction, int]] = {}
+        positions = self._positions([prediction.sample_id for prediction in predictions])
+        for prediction, position in zip(predictions, positions, strict=True):
+            earlier = self._outcome_at(prediction.sample_id, position)
             if (earlier is None or not earlier[0]) and not (
-                prediction.sample_id in kept and kept[prediction.sample_id].failed_for_good
+                prediction.sample_id in kept and kept[prediction.sample_id][0].failed_for_good
             ):
-                kept[prediction.sample_id] = prediction
+                kept[prediction.sample_id] = (prediction, position)
         if kept:
-            self._appender.append([p.model_dump_json() for p in kept.values()])
-            for prediction in kept.values():
-                self._keep(prediction)
-        return list(kept.values())
+            self._appender.append([prediction.model_dump_json() for prediction, _ in kept.values()])
+            for prediction, position in kept.values():
+                self._keep(prediction, position)
+        return [prediction for prediction, _ in kept.values()]
 
     def close(self) -> None:
         """Nothing to release (each append opens the file); kept for callers that close."""
