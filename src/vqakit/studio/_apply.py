@@ -36,12 +36,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
 
@@ -49,67 +48,25 @@ from vqakit.benchmarks import load_benchmark
 from vqakit.builders import check_benchmark_out
 from vqakit.files import MARKER, link_or_copy, place_media, slug, staged_folder, write_text_atomic
 from vqakit.runner import benchmark_hash
-from vqakit.schema import CARD, SAMPLES, BenchmarkError, Problem, ReviewRecord, Sample, load_folder
-from vqakit.studio._agreement import vote
+from vqakit.schema import CARD, SAMPLES, BenchmarkError, Problem, ReviewRecord, load_folder
 from vqakit.studio._annotate import LOG as ANNOTATION_LOG
-from vqakit.studio._review import (
-    DROP_REASONS,
-    Decision,
-    EditError,
-    ReviewStore,
-    edited_sample,
-    review_folder,
-    sample_digest,
+from vqakit.studio._changes import changes_text
+from vqakit.studio._decide import (
+    POLICIES,
+    ApplyOutcome,
+    Policy,
+    adjudicated,
+    decide,
+    final_decisions,
+    votes_by_sample,
 )
+from vqakit.studio._review import ReviewStore, review_folder
 
-Policy = Literal["all", "any", "majority"]
-POLICIES: tuple[Policy, ...] = ("all", "any", "majority")
 CHANGES = "changes.md"
 HISTORY = "history"  # review and annotation logs of earlier versions, for provenance only
 WRITER = "review apply"  # the command, as the new folder's marker records it
 _SKIPPED = {SAMPLES, CARD, CHANGES, ".lock", MARKER}  # MARKER: the source's, not this command's
 _WORKING_STATE = {"review", ANNOTATION_LOG.parts[0]}  # the studio's folders: never carried
-
-
-@dataclass
-class Change:
-    sample_id: str
-    kind: str  # "drop", "edit" or "unapplied"
-    votes: list[Decision]
-    fields: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # edit: field -> (old, new)
-    note: str = ""
-
-
-@dataclass
-class ApplyOutcome:
-    folder: Path
-    kept: int
-    edited: int
-    dropped: int
-    unapplied: int
-    reviewers: list[str]
-    stale: list[Decision] = field(default_factory=list)  # made on an earlier version of their sample
-    include_stale: bool = False  # whether the stale decisions were applied
-    gone: int = 0  # decisions on samples no longer in the benchmark
-    adjudicated: list[Change] = field(default_factory=list)  # samples an adjudicator decided
-    history: str = ""  # where the applied review logs are kept in the new folder
-    changes: list[Change] = field(default_factory=list)
-    set_aside: dict[str, int] = field(default_factory=dict)  # log name -> lines set aside (not counted)
-
-
-def _outcome(votes: list[Decision], policy: Policy) -> tuple[str, list[Decision]]:
-    """("keep" | "drop" | "edit" | "unapplied", the decisions it follows)."""
-    counted = Counter(vote(d) for d in votes)
-    if policy == "any":
-        drops = [d for d in votes if d.decision == "drop"]
-        edits = [d for d in votes if d.decision == "edit"]
-        return ("drop", drops) if drops else ("edit", edits) if edits else ("keep", votes)
-    top, count = counted.most_common(1)[0]
-    needed = len(votes) if policy == "all" else len(votes) // 2 + 1
-    if count < needed:
-        return "unapplied", votes
-    chosen = [d for d in votes if vote(d) == top]
-    return top.split(":", 1)[0], chosen
 
 
 def _media(source: Path) -> dict[str, Path]:
@@ -191,15 +148,15 @@ def apply_review(
     latest = store.latest(strict=True)
     outcome = ApplyOutcome(out, 0, 0, 0, 0, sorted(latest), include_stale=include_stale)
     outcome.set_aside = store.lines_set_aside()
-    votes = _votes(benchmark.samples, latest, source_hash, outcome)
-    final = _final(benchmark.samples, store.adjudications(strict=True), source_hash, outcome)
+    votes = votes_by_sample(benchmark.samples, latest, source_hash, outcome)
+    final = final_decisions(benchmark.samples, store.adjudications(strict=True), source_hash, outcome)
     written = (benchmark.root / SAMPLES).read_text(encoding="utf-8").splitlines()
     samples: list[dict[str, Any]] = []
     for sample in benchmark.samples:
         if sample.id in final:
-            kept = _adjudicated(sample, final[sample.id], votes.get(sample.id, []), outcome)
+            kept = adjudicated(sample, final[sample.id], votes.get(sample.id, []), outcome)
         else:
-            kept = _decide(sample, votes.get(sample.id, []), policy, outcome)
+            kept = decide(sample, votes.get(sample.id, []), policy, outcome)
         if kept is sample:  # unchanged: the line as it was written
             samples.append(json.loads(written[benchmark.sample_lines[sample.id] - 1]))
         elif kept is not None:
@@ -250,205 +207,3 @@ def _named(problem: Problem, stage: Path, source: Path) -> Problem:
     """The problem with the staging folder's paths named as the old folder's files, which they
     are links of."""
     return replace(problem, message=problem.message.replace(f"{stage}/", f"{source}/"))
-
-
-def is_stale(decision: Decision, sample: Sample, source_hash: str) -> bool:
-    """Whether the sample changed after the decision was made (without a recorded sample
-    digest: whether it was made on another version of the benchmark)."""
-    if decision.sample_hash is not None:
-        return decision.sample_hash != sample_digest(sample)
-    return decision.benchmark_hash != source_hash
-
-
-def _applies(decision: Decision, sample: Sample | None, source_hash: str, outcome: ApplyOutcome) -> bool:
-    """Whether a decision on `sample` (None: no longer in the benchmark) is applied; a stale one
-    only with `outcome.include_stale`, and listed either way (counted in `outcome`)."""
-    if sample is None:
-        outcome.gone += 1
-        return False
-    if is_stale(decision, sample, source_hash):
-        outcome.stale.append(decision)
-        outcome.stale.sort(key=lambda d: (d.sample_id, d.person))
-        return outcome.include_stale
-    return True
-
-
-def _votes(
-    samples: list[Sample], latest: dict[str, dict[str, Decision]], source_hash: str, outcome: ApplyOutcome
-) -> dict[str, list[Decision]]:
-    """{sample id: the decisions that vote on it} (see `_applies`)."""
-    by_id = {s.id: s for s in samples}
-    votes: dict[str, list[Decision]] = {}
-    for decisions in latest.values():
-        for sample_id, decision in decisions.items():
-            if _applies(decision, by_id.get(sample_id), source_hash, outcome):
-                votes.setdefault(sample_id, []).append(decision)
-    return votes
-
-
-def _final(
-    samples: list[Sample], adjudications: dict[str, Decision], source_hash: str, outcome: ApplyOutcome
-) -> dict[str, Decision]:
-    """{sample id: its adjudication} (see `_applies`)."""
-    by_id = {s.id: s for s in samples}
-    return {
-        sample_id: decision
-        for sample_id, decision in adjudications.items()
-        if _applies(decision, by_id.get(sample_id), source_hash, outcome)
-    }
-
-
-def _adjudicated(
-    sample: Sample, final: Decision, votes: list[Decision], outcome: ApplyOutcome
-) -> Sample | None:
-    """The sample as its adjudicator decided, whatever the reviewers' votes (listed beside it)."""
-    change = Change(sample.id, final.decision, [final], note="adjudicated: final")
-    outcome.adjudicated.append(Change(sample.id, final.decision, [final, *votes]))
-    if final.decision == "drop":
-        outcome.dropped += 1
-        outcome.changes.append(change)
-        return None
-    outcome.kept += 1
-    if final.decision == "keep":
-        return sample
-    try:
-        edited = edited_sample(sample, final.edit or {})
-    except EditError as error:
-        outcome.unapplied += 1
-        outcome.changes.append(
-            Change(
-                sample.id,
-                "unapplied",
-                [final],
-                note=f"the adjudicator's edit makes an invalid sample: {error}",
-            )
-        )
-        return sample
-    before, after = sample.model_dump(mode="json"), edited.model_dump(mode="json")
-    change.fields = {
-        key: (_field(before, key), _field(after, key))
-        for key in (final.edit or {})
-        if _field(before, key) != _field(after, key)
-    }
-    if change.fields:
-        outcome.edited += 1
-        outcome.changes.append(change)
-    return edited
-
-
-def _decide(sample: Sample, votes: list[Decision], policy: Policy, outcome: ApplyOutcome) -> Sample | None:
-    """The sample as the new version has it (None: dropped), counting what happened."""
-    if not votes:
-        outcome.kept += 1
-        return sample
-    kind, chosen = _outcome(votes, policy)
-    if kind == "drop":
-        outcome.dropped += 1
-        outcome.changes.append(Change(sample.id, "drop", chosen))
-        return None
-    outcome.kept += 1
-    if kind == "unapplied":
-        outcome.unapplied += 1
-        outcome.changes.append(Change(sample.id, "unapplied", votes, note="no agreement under this policy"))
-        return sample
-    if kind != "edit":
-        return sample
-    merged: dict[str, Any] = {}
-    set_by: dict[str, str] = {}
-    notes = []
-    for decision in sorted(chosen, key=lambda d: d.time):
-        for key, value in (decision.edit or {}).items():
-            if key in merged and merged[key] != value:
-                notes.append(f"{key}: {set_by[key]}'s value replaced by {decision.person}'s (later)")
-            merged[key], set_by[key] = value, decision.person
-    try:
-        edited = edited_sample(sample, merged)
-    except EditError as error:
-        outcome.unapplied += 1
-        outcome.changes.append(
-            Change(sample.id, "unapplied", votes, note=f"the edits make an invalid sample: {error}")
-        )
-        return sample
-    before, after = sample.model_dump(mode="json"), edited.model_dump(mode="json")
-    fields = {
-        key: (_field(before, key), _field(after, key))
-        for key in merged
-        if _field(before, key) != _field(after, key)
-    }
-    if not fields:
-        return sample
-    outcome.edited += 1
-    outcome.changes.append(Change(sample.id, "edit", chosen, fields, "; ".join(notes)))
-    return edited
-
-
-def _field(data: dict[str, Any], key: str) -> Any:
-    return (data.get("metadata") or {}).get(key) if key in ("category", "skills") else data.get(key)
-
-
-def _who(decision: Decision) -> str:
-    why = DROP_REASONS.get(decision.reason or "", decision.reason or "")
-    parts = [p for p in (why, decision.note) if p]
-    return f"{decision.person}" + (f" ({'; '.join(parts)})" if parts else "")
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def changes_text(card: Any, version: str, policy: Policy, outcome: ApplyOutcome) -> str:
-    """changes.md: every drop and edit with who made it and why, and what was not applied."""
-    lines = [
-        f"# Review of {card.name} {card.version} -> {version}",
-        "",
-        f"Policy: {policy}. Reviewers: {', '.join(outcome.reviewers) or 'none'}. "
-        f"{outcome.kept} samples kept ({outcome.edited} edited), {outcome.dropped} dropped, "
-        f"{outcome.unapplied} with decisions not applied under this policy.",
-    ]
-    if outcome.gone:
-        lines.append(f"{outcome.gone} decision(s) on samples no longer in the benchmark were not applied.")
-    lines.append(
-        f"The review logs applied are kept in `{outcome.history}/` (a record only: the studio does "
-        "not read them)."
-    )
-    if outcome.set_aside:
-        counted = ", ".join(f"{count} of {log}" for log, count in sorted(outcome.set_aside.items()))
-        lines.append(
-            f"Lines set aside as unreadable, not counted: {counted} (kept in `<person>.set-aside.jsonl` "
-            f"beside each log, and in `{outcome.history}/review/`)."
-        )
-    for kind, title in (("drop", "Dropped"), ("edit", "Edited"), ("unapplied", "Not applied")):
-        found = [c for c in outcome.changes if c.kind == kind]
-        lines += ["", f"## {title} ({len(found)})", ""]
-        if not found:
-            lines.append("none")
-        for change in found:
-            if kind == "unapplied":
-                votes = "; ".join(f"{d.decision} by {_who(d)}" for d in change.votes)
-                lines.append(f"- `{change.sample_id}`: {votes} ({change.note})")
-                continue
-            lines.append(f"- `{change.sample_id}`: by {', '.join(_who(d) for d in change.votes)}")
-            for key, (old, new) in change.fields.items():
-                lines.append(f"  - {key}: {_shown(old)} -> {_shown(new)}")
-            if change.note:
-                lines.append(f"  - note: {change.note}")
-    lines += ["", f"## Settled by an adjudicator ({len(outcome.adjudicated)})", ""]
-    lines += [
-        f"- `{c.sample_id}`: {c.votes[0].decision} by {_who(c.votes[0])} (final); the reviewers: "
-        + ("; ".join(f"{d.decision} by {_who(d)}" for d in c.votes[1:]) or "none")
-        for c in outcome.adjudicated
-    ] or ["none"]
-    title = (
-        "Applied although the sample changed after the decision (--include-stale)"
-        if outcome.include_stale
-        else "Not applied: the sample changed after the decision (stale; --include-stale applies them)"
-    )
-    lines += ["", f"## {title} ({len(outcome.stale)})", ""]
-    lines += [f"- {stale_line(d)}" for d in outcome.stale] or ["none"]
-    return "\n".join(lines) + "\n"
-
-
-def stale_line(decision: Decision) -> str:
-    """One stale decision, for the command's output and changes.md."""
-    return f"`{decision.sample_id}`: {decision.decision} by {_who(decision)}, made {decision.time}"
