@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -16,7 +18,7 @@ import yaml
 import vqakit.methods._registry as method_registry
 import vqakit.runner._engines as engines
 from vqakit.methods import get_method
-from vqakit.runner import evaluate
+from vqakit.runner import RunInterrupted, evaluate
 from vqakit.runs import PredictionLog
 from vqakit.video import write_index_clip
 
@@ -107,3 +109,36 @@ def test_a_writer_that_fails_stops_the_method_and_keeps_what_was_written(
     # worker beyond what was handed to the writer
     assert len(counted_random) <= sum(calls) + BACKLOG + 3 * 16, (len(counted_random), calls)
     assert len(counted_random) < COUNT
+
+
+def test_a_run_stopped_while_workers_wait_for_the_writer_keeps_their_answers(tmp_path, monkeypatch):
+    """Ctrl-C while the backlog is full: the workers waiting for room are cancelled, and what
+    they hold (answered, not yet queued) is written with the last batch."""
+    monkeypatch.setattr(engines, "RECORD_BACKLOG", 1)  # room for 2 x 4 workers
+    answered: list[str] = []
+    random = get_method("random")
+
+    async def run(sample, context):
+        prediction = await random.run(sample, context)
+        answered.append(sample.id)  # the method answered: from here the answer must be kept
+        return prediction
+
+    monkeypatch.setitem(method_registry._METHODS, "random", dataclasses.replace(random, run=run))
+    append_many = PredictionLog.append_many
+    calls = []
+
+    def slow(self, predictions):
+        calls.append(len(predictions))
+        if len(calls) == 3:  # the backlog has been full for a while: workers wait for room
+            os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # far slower than the method and the samples file
+        return append_many(self, predictions)
+
+    monkeypatch.setattr(PredictionLog, "append_many", slow)
+    out = tmp_path / "run"
+    with pytest.raises(RunInterrupted):
+        evaluate({"bench": str(_bench(tmp_path / "bench")), "method": "random", "concurrency": 4}, out)
+    written = {json.loads(line)["sample_id"] for line in (out / "predictions.jsonl").read_text().splitlines()}
+    assert len(answered) < COUNT
+    assert set(answered) <= written, sorted(set(answered) - written)[:10]
+    assert len(written) == len(answered)

@@ -37,11 +37,13 @@ async def predict(
     write and one sync per batch); at most `RECORD_BACKLOG` wait to be written (a worker whose
     prediction finds the backlog full waits), so a method faster than the disk cannot pile
     predictions up in memory. When writing fails, the workers stop: nothing more is asked of a
-    model whose answers cannot be kept."""
+    model whose answers cannot be kept. A run stopped (Ctrl-C, an endpoint that keeps failing)
+    while workers wait for room still writes their predictions."""
     method = get_method(config.method)
     workers = max(1, config.concurrency)
     queue: asyncio.Queue = asyncio.Queue(maxsize=2 * workers)
     finished: asyncio.Queue = asyncio.Queue(maxsize=max(RECORD_BACKLOG, 2 * workers))
+    stopped_waiting: list[Prediction] = []  # finished when the run was stopped, not yet queued
 
     async def record() -> None:
         while True:
@@ -50,6 +52,8 @@ async def predict(
                 batch.append(finished.get_nowait())
             last = batch[-1] is None  # put once, after every worker is done
             batch = [prediction for prediction in batch if prediction is not None]
+            if last:
+                batch += stopped_waiting
             if batch:
                 await asyncio.to_thread(on_predictions, batch)
             if last:
@@ -85,7 +89,11 @@ async def predict(
                 )
             finally:
                 context.frames.release(requests)
-            await finished.put(prediction)
+            try:
+                await finished.put(prediction)
+            except asyncio.CancelledError:
+                stopped_waiting.append(prediction)  # answered: written with the last batch
+                raise
 
     recording = asyncio.ensure_future(record())
     batched = getattr(context.model, "batched_cache", None)
