@@ -136,8 +136,15 @@ def test_a_run_stopped_while_workers_wait_for_the_writer_keeps_their_answers(tmp
 
     monkeypatch.setattr(PredictionLog, "append_many", slow)
     out = tmp_path / "run"
-    with pytest.raises(RunInterrupted):
-        evaluate({"bench": str(_bench(tmp_path / "bench")), "method": "random", "concurrency": 4}, out)
+    # Ctrl-C as on a terminal: a suite started in the background by a non-interactive shell
+    # (`.ci/run ... &`) has SIGINT ignored, and asyncio.run cancels its task on SIGINT only while
+    # Python's default handler is in place
+    earlier = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(RunInterrupted):
+            evaluate({"bench": str(_bench(tmp_path / "bench")), "method": "random", "concurrency": 4}, out)
+    finally:
+        signal.signal(signal.SIGINT, earlier)
     written = {json.loads(line)["sample_id"] for line in (out / "predictions.jsonl").read_text().splitlines()}
     assert len(answered) < COUNT
     assert set(answered) <= written, sorted(set(answered) - written)[:10]
